@@ -1,0 +1,10 @@
+//! Graph snapshots loaded from the store into petgraph, and the algorithms over them.
+//!
+//! A snapshot is immutable and tagged with the index generation it was read at; the
+//! server keeps one per generation and shares it between tool calls. This layer does no
+//! I/O and no SQL: it receives rows from `store::graph`.
+
+pub mod cycles;
+pub mod file_graph;
+
+pub use file_graph::FileGraph;

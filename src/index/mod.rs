@@ -1,0 +1,552 @@
+//! The indexing pipeline: walk → compare with the store → hash what moved → parse what
+//! changed (in parallel) → write → resolve references → commit.
+//!
+//! One run is one SQLite transaction: a crash or a kill mid-run leaves the previous
+//! index complete and readable, and the next run starts over from it. Paths are stored
+//! relative to the root. New rows get ids in path order and document order, so two
+//! from-scratch runs over one tree give identical ids whatever the thread timing.
+
+mod modules;
+mod resolve;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::lang::{self, FileFacts, Language, SymbolKind};
+use crate::store::files::{
+    load_files, FileRecord, IndexTx, NodeRecord, RefRecord, RunRecord, StoredFile,
+};
+use crate::store::{Store, StoreError};
+use crate::walk::{self, WalkError, WalkOptions, WalkedFile};
+
+/// How to index.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    /// Re-read and re-parse every file, rebuilding the index from nothing.
+    pub full: bool,
+    pub walk: WalkOptions,
+    /// Write an `index_runs` row even when nothing changed (the CLI does; a freshness
+    /// check from the server does not).
+    pub record_noop: bool,
+}
+
+/// Progress of a run, for a progress bar or log lines. Counts are files.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress {
+    /// The walk found `files`; `to_read` of them must be hashed (and maybe parsed).
+    Walked { files: usize, to_read: usize },
+    /// `done` of `total` files read, hashed and parsed when needed.
+    Read { done: usize, total: usize },
+    /// Resolving `refs` references.
+    Resolving { refs: usize },
+}
+
+/// What a run did. Serialized in camelCase for `index --json`.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexReport {
+    /// Regular files the walk found.
+    pub files_seen: usize,
+    /// Files read and hashed because their stat moved or they are new.
+    pub files_hashed: usize,
+    /// Files parsed (or re-recorded as assets) because their digest changed.
+    pub files_parsed: usize,
+    /// Files gone from disk, dropped with their nodes and edges.
+    pub files_removed: usize,
+    /// Files whose stat moved but whose digest did not.
+    pub files_touched: usize,
+    /// References (imports, calls, bases) resolved again in this run.
+    pub refs_resolved: usize,
+    /// Totals in the index after the run.
+    pub nodes: i64,
+    pub edges: i64,
+    /// Index generation after the run.
+    pub generation: i64,
+    /// True when the run changed the index contents (the generation moved).
+    pub changed: bool,
+    /// Wall time, milliseconds.
+    pub duration_ms: u64,
+}
+
+/// How a stored index differs from the disk.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Staleness {
+    pub added: usize,
+    pub changed: usize,
+    pub removed: usize,
+}
+
+impl Staleness {
+    pub fn is_fresh(&self) -> bool {
+        self.added == 0 && self.changed == 0 && self.removed == 0
+    }
+}
+
+/// Errors of the pipeline.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Walk(#[from] WalkError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<rusqlite::Error> for IndexError {
+    fn from(e: rusqlite::Error) -> Self {
+        IndexError::Store(StoreError::Sqlite(e))
+    }
+}
+
+/// What reading one file produced.
+enum Outcome {
+    /// Digest equal to the stored one: only the stat is new.
+    Same,
+    /// The file vanished between the walk and the read.
+    Vanished,
+    /// New contents (or a new file).
+    Content(Content),
+}
+
+struct Content {
+    status: &'static str,
+    language: Option<Language>,
+    digest: Option<String>,
+    detail: Option<String>,
+    lines: u32,
+    facts: Option<FileFacts>,
+}
+
+/// Reads, hashes and (when needed) parses one file. Never fails: problems become a
+/// status with a detail.
+fn read_file(w: &WalkedFile, prev: Option<&StoredFile>, opts: &IndexOptions) -> Outcome {
+    let content = |status, digest, detail: String| Content {
+        status,
+        language: None,
+        digest,
+        detail: Some(detail),
+        lines: 0,
+        facts: None,
+    };
+    if w.size > opts.walk.max_file_size {
+        return Outcome::Content(content(
+            "too_large",
+            None,
+            format!(
+                "{} bytes, over the size cap of {} bytes (--max-file-size)",
+                w.size, opts.walk.max_file_size
+            ),
+        ));
+    }
+    let bytes = match std::fs::read(&w.abs_path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
+        Err(e) => return Outcome::Content(content("unreadable", None, e.to_string())),
+    };
+    let digest = walk::digest(&bytes);
+    if let Some(p) = prev {
+        if !opts.full && p.digest.as_deref() == Some(digest.as_str()) {
+            return Outcome::Same;
+        }
+    }
+    let lines = bytecount_lines(&bytes);
+    if walk::looks_binary(&bytes) {
+        let mut c = content("binary", Some(digest), "contains NUL bytes".into());
+        c.lines = lines;
+        c.detail = None;
+        return Outcome::Content(c);
+    }
+    let language = Language::from_path(&w.path);
+    let (status, facts, detail) = match language {
+        None => ("asset", None, None),
+        Some(lang) => match lang::extract(lang, &bytes) {
+            Ok(f) if f.has_errors => (
+                "parse_errors",
+                Some(f),
+                Some("the syntax tree has errors; facts come from the rest".to_string()),
+            ),
+            Ok(f) => ("parsed", Some(f), None),
+            Err(e) => ("parse_errors", None, Some(e.to_string())),
+        },
+    };
+    Outcome::Content(Content {
+        status,
+        language,
+        digest: Some(digest),
+        detail,
+        lines,
+        facts,
+    })
+}
+
+/// Number of lines (a last line without a newline counts).
+fn bytecount_lines(bytes: &[u8]) -> u32 {
+    let n = bytes.iter().filter(|&&b| b == b'\n').count();
+    let extra = usize::from(!bytes.is_empty() && bytes.last() != Some(&b'\n'));
+    (n + extra).max(1) as u32
+}
+
+/// The stable node key of a symbol (SPEC §4): `mod:`, `func:` or `class:` + `PATH::Q`.
+fn symbol_key(kind: SymbolKind, path: &str, qualified: &str) -> String {
+    let prefix = match kind {
+        SymbolKind::Module => "mod",
+        SymbolKind::Function | SymbolKind::Method => "func",
+        _ => "class",
+    };
+    format!("{prefix}:{path}::{qualified}")
+}
+
+/// The key of a file's node.
+pub fn file_key(path: &str) -> String {
+    format!("file:{path}")
+}
+
+/// Files handed to the parser pool at a time; bounds memory on huge trees while the
+/// writer works on the previous chunk.
+const CHUNK: usize = 256;
+
+/// Indexes `root` into `store`, incrementally unless `opts.full`.
+///
+/// Errors: the root is not a directory, a bad exclude glob, or a database error (then
+/// nothing of this run is committed).
+pub fn index(
+    store: &Store,
+    root: &Path,
+    opts: &IndexOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<IndexReport, IndexError> {
+    let started = Instant::now();
+    let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let walked = walk::walk(root, &opts.walk)?;
+    let mut conn = store.conn()?;
+    let stored = load_files(&conn)?;
+
+    let seen: HashSet<&str> = walked.iter().map(|w| w.path.as_str()).collect();
+    let mut removed: Vec<&StoredFile> = stored
+        .values()
+        .filter(|s| !seen.contains(s.path.as_str()))
+        .collect();
+    removed.sort_by(|a, b| a.path.cmp(&b.path));
+    let to_read: Vec<(&WalkedFile, Option<&StoredFile>)> = walked
+        .iter()
+        .filter_map(|w| match stored.get(&w.path) {
+            Some(s) if !opts.full && s.size == w.size as i64 && s.mtime_ns == w.mtime_ns => None,
+            prev => Some((w, prev)),
+        })
+        .collect();
+    progress(Progress::Walked {
+        files: walked.len(),
+        to_read: to_read.len(),
+    });
+
+    let mut report = IndexReport {
+        files_seen: walked.len(),
+        files_hashed: to_read.len(),
+        ..IndexReport::default()
+    };
+    if to_read.is_empty() && removed.is_empty() && !opts.full && !opts.record_noop {
+        report.generation = crate::store::read_generation(&conn)?;
+        report.duration_ms = started.elapsed().as_millis() as u64;
+        return Ok(report);
+    }
+
+    let tx = IndexTx::begin(&mut conn)?;
+    let old_generation = tx.generation()?;
+    let generation = old_generation + 1;
+    if opts.full {
+        tx.clear_all()?;
+    }
+    let first_new_ref = tx.next_ref_id();
+    let mut reresolve: BTreeSet<i64> = BTreeSet::new();
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut paths_changed = opts.full;
+
+    for gone in &removed {
+        if !opts.full {
+            reresolve.extend(tx.refs_into_file(gone.id)?);
+            names.extend(tx.symbol_names(gone.id)?);
+            tx.delete_file(gone.id)?;
+        }
+        report.files_removed += 1;
+        paths_changed = true;
+    }
+
+    // Parse chunk k+1 on the pool while this thread writes chunk k.
+    let done = AtomicUsize::new(0);
+    let total = to_read.len();
+    let read_chunk = |chunk: &[(&WalkedFile, Option<&StoredFile>)]| -> Vec<Outcome> {
+        chunk
+            .par_iter()
+            .map(|(w, prev)| {
+                let out = read_file(w, prev.filter(|_| !opts.full), opts);
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if d % 64 == 0 || d == total {
+                    progress(Progress::Read { done: d, total });
+                }
+                out
+            })
+            .collect()
+    };
+    let chunks: Vec<&[(&WalkedFile, Option<&StoredFile>)]> = to_read.chunks(CHUNK).collect();
+    let mut pending = chunks.first().map(|c| read_chunk(c));
+    for (k, chunk) in chunks.iter().enumerate() {
+        let outcomes = pending.take().unwrap_or_default();
+        let next = chunks.get(k + 1);
+        let (written, next_outcomes) = std::thread::scope(|scope| {
+            let reader = next.map(|c| scope.spawn(|| read_chunk(c)));
+            let mut written: Result<(), IndexError> = Ok(());
+            for ((w, prev), outcome) in chunk.iter().zip(outcomes) {
+                let prev = prev.filter(|_| !opts.full);
+                written = write_outcome(
+                    &tx,
+                    w,
+                    prev,
+                    outcome,
+                    generation,
+                    &mut report,
+                    &mut reresolve,
+                    &mut names,
+                    &mut paths_changed,
+                );
+                if written.is_err() {
+                    break;
+                }
+            }
+            let next_outcomes =
+                reader.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            (written, next_outcomes)
+        });
+        written?;
+        pending = next_outcomes;
+    }
+
+    let changed = opts.full || report.files_parsed > 0 || report.files_removed > 0;
+    let mut resolver = resolve::Resolver::new(&tx, root)?;
+    report.refs_resolved = resolver.run(
+        &tx,
+        first_new_ref,
+        &reresolve,
+        &names,
+        paths_changed,
+        progress,
+    )?;
+    let new_generation = if changed { generation } else { old_generation };
+    report.duration_ms = started.elapsed().as_millis() as u64;
+    report.generation = new_generation;
+    report.changed = changed;
+    tx.commit(&RunRecord {
+        started_at: &started_at,
+        duration_ms: report.duration_ms as i64,
+        full: opts.full,
+        files_seen: report.files_seen as i64,
+        files_hashed: report.files_hashed as i64,
+        files_parsed: report.files_parsed as i64,
+        files_removed: report.files_removed as i64,
+        refs_resolved: report.refs_resolved as i64,
+        generation: new_generation,
+    })?;
+    let (nodes, edges) = conn.query_row(
+        "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges)",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    report.nodes = nodes;
+    report.edges = edges;
+    Ok(report)
+}
+
+/// Writes what reading one file produced.
+#[allow(clippy::too_many_arguments)]
+fn write_outcome(
+    tx: &IndexTx<'_>,
+    w: &WalkedFile,
+    prev: Option<&StoredFile>,
+    outcome: Outcome,
+    generation: i64,
+    report: &mut IndexReport,
+    reresolve: &mut BTreeSet<i64>,
+    names: &mut BTreeSet<String>,
+    paths_changed: &mut bool,
+) -> Result<(), IndexError> {
+    let content = match outcome {
+        Outcome::Same => {
+            if let Some(p) = prev {
+                tx.update_stat(p.id, w.size as i64, w.mtime_ns)?;
+            }
+            report.files_touched += 1;
+            return Ok(());
+        }
+        Outcome::Vanished => {
+            if let Some(p) = prev {
+                reresolve.extend(tx.refs_into_file(p.id)?);
+                names.extend(tx.symbol_names(p.id)?);
+                tx.delete_file(p.id)?;
+                report.files_removed += 1;
+                *paths_changed = true;
+            }
+            return Ok(());
+        }
+        Outcome::Content(c) => c,
+    };
+    report.files_parsed += 1;
+    if let Some(p) = prev {
+        reresolve.extend(tx.refs_into_file(p.id)?);
+        names.extend(tx.symbol_names(p.id)?);
+        tx.delete_file_contents(p.id)?;
+    } else {
+        *paths_changed = true;
+    }
+    let file_id = tx.write_file(
+        prev.map(|p| p.id),
+        &FileRecord {
+            path: &w.path,
+            language: content.language.map(Language::name),
+            size: w.size as i64,
+            mtime_ns: w.mtime_ns,
+            digest: content.digest.as_deref(),
+            status: content.status,
+            detail: content.detail.as_deref(),
+        },
+        generation,
+    )?;
+    let file_key = file_key(&w.path);
+    let file_node = tx.insert_node(&NodeRecord {
+        key: &file_key,
+        file_id,
+        kind: "file",
+        name: &w.path,
+        qualified_name: &w.path,
+        signature: None,
+        start_line: 1,
+        end_line: content.lines.max(1),
+        start_byte: 0,
+        end_byte: w.size as u32,
+        parent_id: None,
+    })?;
+    let Some(facts) = content.facts else {
+        return Ok(());
+    };
+    let mut ids = Vec::with_capacity(facts.symbols.len());
+    let mut seen_keys: HashMap<String, u32> = HashMap::new();
+    for s in &facts.symbols {
+        let mut key = symbol_key(s.kind, &w.path, &s.qualified_name);
+        let n = seen_keys.entry(key.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            key = format!("{key}#{n}");
+        }
+        let parent = s
+            .parent
+            .and_then(|i| ids.get(i).copied())
+            .unwrap_or(file_node);
+        let signature = (!s.signature.is_empty()).then_some(s.signature.as_str());
+        let id = tx.insert_node(&NodeRecord {
+            key: &key,
+            file_id,
+            kind: s.kind.name(),
+            name: &s.name,
+            qualified_name: &s.qualified_name,
+            signature,
+            start_line: s.start_line,
+            end_line: s.end_line,
+            start_byte: s.start_byte,
+            end_byte: s.end_byte,
+            parent_id: Some(parent),
+        })?;
+        tx.insert_edge(parent, id, "contains", file_id, None, 1.0, None)?;
+        ids.push(id);
+        names.insert(s.name.clone());
+    }
+    for imp in &facts.imports {
+        let qualifier = (!imp.names.is_empty()).then(|| imp.names.join(","));
+        tx.insert_ref(&RefRecord {
+            file_id,
+            src_id: file_node,
+            kind: "import",
+            form: Some(imp.kind.name()),
+            name: &imp.specifier,
+            qualifier: qualifier.as_deref(),
+            line: imp.line,
+            flags: i64::from(imp.type_checking),
+        })?;
+    }
+    for call in &facts.calls {
+        let src = call
+            .enclosing
+            .and_then(|i| ids.get(i).copied())
+            .unwrap_or(file_node);
+        tx.insert_ref(&RefRecord {
+            file_id,
+            src_id: src,
+            kind: "call",
+            form: None,
+            name: &call.name,
+            qualifier: call.qualifier.as_deref(),
+            line: call.line,
+            flags: 0,
+        })?;
+    }
+    for inh in &facts.inherits {
+        let Some(&src) = ids.get(inh.symbol) else {
+            continue;
+        };
+        tx.insert_ref(&RefRecord {
+            file_id,
+            src_id: src,
+            kind: if inh.implements {
+                "implement"
+            } else {
+                "inherit"
+            },
+            form: None,
+            name: &inh.name,
+            qualifier: None,
+            line: inh.line,
+            flags: 0,
+        })?;
+    }
+    Ok(())
+}
+
+/// Compares the store with the disk without writing: how many files were added,
+/// changed (digest differs) and removed. Files whose stat moved are hashed.
+pub fn check(store: &Store, root: &Path, opts: &WalkOptions) -> Result<Staleness, IndexError> {
+    let walked = walk::walk(root, opts)?;
+    let conn = store.conn()?;
+    let stored = load_files(&conn)?;
+    let seen: HashSet<&str> = walked.iter().map(|w| w.path.as_str()).collect();
+    let removed = stored.keys().filter(|p| !seen.contains(p.as_str())).count();
+    let added = walked
+        .iter()
+        .filter(|w| !stored.contains_key(&w.path))
+        .count();
+    let changed = walked
+        .par_iter()
+        .filter(|w| match stored.get(&w.path) {
+            None => false,
+            Some(s) if s.size == w.size as i64 && s.mtime_ns == w.mtime_ns => false,
+            Some(s) => match std::fs::read(&w.abs_path) {
+                Ok(bytes) => {
+                    w.size > opts.max_file_size
+                        || s.digest.as_deref() != Some(walk::digest(&bytes).as_str())
+                }
+                Err(_) => true,
+            },
+        })
+        .count();
+    Ok(Staleness {
+        added,
+        changed,
+        removed,
+    })
+}
+
+/// Default database location for a workspace: `ROOT/.constellation/index.db`.
+pub fn default_db_path(root: &Path) -> PathBuf {
+    root.join(".constellation").join("index.db")
+}

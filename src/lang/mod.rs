@@ -1,0 +1,233 @@
+//! Languages: which files are source code, and what a tree-sitter parse of one yields.
+//!
+//! Owns the tree-sitter grammars and the `.scm` queries under `src/lang/queries/`. Turns
+//! the bytes of one file into [`FileFacts`]: symbols with qualified names and spans, the
+//! raw import specifiers, call sites and base classes. It resolves nothing (that is
+//! `index::resolve`) and does no I/O beyond what it is handed.
+
+use serde::Serialize;
+
+/// A language Constellation parses. Every other file is still indexed (hashed, a `file`
+/// node) but not parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Language {
+    Rust,
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+}
+
+impl Language {
+    /// The language of a path, by its extension: `.rs`; `.py`, `.pyi`; `.js`, `.jsx`,
+    /// `.mjs`, `.cjs`; `.ts`, `.mts`, `.cts` (and `.d.ts`); `.tsx`. `None` for anything else.
+    pub fn from_path(path: &str) -> Option<Language> {
+        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+        Some(match ext {
+            "rs" => Language::Rust,
+            "py" | "pyi" => Language::Python,
+            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+            "ts" | "mts" | "cts" => Language::TypeScript,
+            "tsx" => Language::Tsx,
+            _ => return None,
+        })
+    }
+
+    /// Stable lower-case name stored in `files.language`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Rust => "rust",
+            Language::Python => "python",
+            Language::JavaScript => "javascript",
+            Language::TypeScript => "typescript",
+            Language::Tsx => "tsx",
+        }
+    }
+
+    /// Inverse of [`Language::name`].
+    pub fn from_name(name: &str) -> Option<Language> {
+        Some(match name {
+            "rust" => Language::Rust,
+            "python" => Language::Python,
+            "javascript" => Language::JavaScript,
+            "typescript" => Language::TypeScript,
+            "tsx" => Language::Tsx,
+            _ => return None,
+        })
+    }
+
+    /// True for the JavaScript family (JS, TS, TSX), which share import resolution.
+    pub fn is_js_family(self) -> bool {
+        matches!(
+            self,
+            Language::JavaScript | Language::TypeScript | Language::Tsx
+        )
+    }
+}
+
+/// What a symbol is. Stored as the lower-case name in `nodes.kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum SymbolKind {
+    /// An inline module (`mod m { .. }` in Rust, `namespace`/`module` in TypeScript).
+    Module,
+    /// A free function (also a nested function, and an arrow function bound to a name).
+    Function,
+    /// A function defined inside a class, impl, trait or interface body.
+    Method,
+    Class,
+    Struct,
+    Enum,
+    Trait,
+    Interface,
+}
+
+impl SymbolKind {
+    /// Stable lower-case name stored in `nodes.kind`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SymbolKind::Module => "module",
+            SymbolKind::Function => "function",
+            SymbolKind::Method => "method",
+            SymbolKind::Class => "class",
+            SymbolKind::Struct => "struct",
+            SymbolKind::Enum => "enum",
+            SymbolKind::Trait => "trait",
+            SymbolKind::Interface => "interface",
+        }
+    }
+
+    /// True for functions and methods (things a call edge can point at).
+    pub fn is_callable(self) -> bool {
+        matches!(self, SymbolKind::Function | SymbolKind::Method)
+    }
+}
+
+/// One definition found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Symbol {
+    pub kind: SymbolKind,
+    /// The bare name (`area`).
+    pub name: String,
+    /// Names of the enclosing symbols and scopes joined by `::` (`Shape::area`; a Rust
+    /// method in `impl Shape` is `Shape::area`; a Python method `Shape::area`). Unique
+    /// within the file is *not* guaranteed (the indexer disambiguates).
+    pub qualified_name: String,
+    /// The declaration's first line(s) up to the body, whitespace collapsed, at most 200
+    /// characters (`fn area(&self) -> f64`, `def area(self, scale=1)`).
+    pub signature: String,
+    /// 1-based first line.
+    pub start_line: u32,
+    /// 1-based last line (inclusive).
+    pub end_line: u32,
+    pub start_byte: u32,
+    pub end_byte: u32,
+    /// Index into [`FileFacts::symbols`] of the innermost enclosing symbol.
+    pub parent: Option<usize>,
+}
+
+/// How an import was written; decides how `index::resolve` reads the specifier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum ImportKind {
+    /// JS/TS `import .. from "s"` / `import "s"`; Python `import a.b` and `from a import b`.
+    Import,
+    /// JS/TS `export .. from "s"`.
+    ReExport,
+    /// JS/TS `require("s")` with a string literal.
+    Require,
+    /// JS/TS `import("s")` with a string literal.
+    Dynamic,
+    /// Rust `mod name;` (a declaration without a body): specifier is `name`.
+    Mod,
+    /// Rust `use path;`: one per leaf of a use tree, specifier is the full path
+    /// (`crate::a::b::C`, `super::x`, `self::y::*`).
+    Use,
+}
+
+impl ImportKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ImportKind::Import => "import",
+            ImportKind::ReExport => "reexport",
+            ImportKind::Require => "require",
+            ImportKind::Dynamic => "dynamic",
+            ImportKind::Mod => "mod",
+            ImportKind::Use => "use",
+        }
+    }
+}
+
+/// One import statement (or one leaf of it), unresolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImportRef {
+    pub kind: ImportKind,
+    /// As written, without quotes. Python keeps its leading dots: `..pkg.mod`, `.`.
+    pub specifier: String,
+    /// Python `from X import a, b`: `["a", "b"]` (names as imported, before `as`);
+    /// `*` for a star import. Empty for every other form.
+    pub names: Vec<String>,
+    /// 1-based line of the statement.
+    pub line: u32,
+    /// Python: inside an `if TYPE_CHECKING:` block. False elsewhere.
+    pub type_checking: bool,
+}
+
+/// One call site, unresolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CallRef {
+    /// The called name: the identifier, or the last segment of `a.b.c()` / `a::b::c()`.
+    pub name: String,
+    /// The text before the last segment (`a.b` in `a.b.c()`, `Vec` in `Vec::new()`,
+    /// `self` in `self.f()`); `None` for a bare `f()`.
+    pub qualifier: Option<String>,
+    /// 1-based line of the call.
+    pub line: u32,
+    /// Index into [`FileFacts::symbols`] of the innermost enclosing function, method or
+    /// class; `None` at module level.
+    pub enclosing: Option<usize>,
+}
+
+/// A base class / extended interface / implemented trait named by a definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InheritRef {
+    /// Index into [`FileFacts::symbols`] of the class, struct or interface.
+    pub symbol: usize,
+    /// The base's bare name (last segment of `a.B` / `a::B`).
+    pub name: String,
+    /// True for `implements` (TS `implements`, Rust `impl Trait for Type`), false for
+    /// `extends` / Python bases.
+    pub implements: bool,
+    pub line: u32,
+}
+
+/// Everything one parse of one file yields.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FileFacts {
+    /// In document order (by `start_byte`, outer before inner).
+    pub symbols: Vec<Symbol>,
+    pub imports: Vec<ImportRef>,
+    pub calls: Vec<CallRef>,
+    pub inherits: Vec<InheritRef>,
+    /// The tree has ERROR or MISSING nodes (facts are still extracted from the rest).
+    pub has_errors: bool,
+}
+
+/// Errors of this layer.
+#[derive(Debug, thiserror::Error)]
+pub enum LangError {
+    /// The grammar could not be loaded (ABI mismatch) or a query did not compile: a
+    /// build defect, not bad input.
+    #[error("tree-sitter setup for {lang}: {message}")]
+    Setup { lang: &'static str, message: String },
+    /// tree-sitter returned no tree (cancelled or timed out).
+    #[error("parse of a {lang} file failed")]
+    Parse { lang: &'static str },
+}
+
+/// Parses `source` as `lang` and extracts its facts. Thread-safe: each thread keeps its
+/// own parser; compiled queries are shared. Cost: one tree-sitter parse plus one pass
+/// of each query, linear in the file size.
+pub fn extract(lang: Language, source: &[u8]) -> Result<FileFacts, LangError> {
+    extract::extract(lang, source)
+}
+
+mod extract;

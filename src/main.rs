@@ -1,0 +1,317 @@
+//! The `constellation` command line: parses arguments, calls the library, prints.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+
+use constellation::index::{IndexOptions, Progress};
+use constellation::tools::summary;
+use constellation::tools::workspace::Workspace;
+use constellation::walk::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
+
+/// Code-intelligence indexer and MCP server: indexes a workspace into SQLite and
+/// answers graph summaries.
+#[derive(Parser)]
+#[command(name = "constellation", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(Args, Clone)]
+struct Global {
+    /// Index database (default ROOT/.constellation/index.db).
+    #[arg(long, global = true, env = "CONSTELLATION_DB", value_name = "FILE")]
+    db: Option<PathBuf>,
+    /// More log output on stderr (-v info, -vv debug).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Only errors on stderr.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    /// Skip paths matching this glob (relative to ROOT; repeatable), besides .gitignore,
+    /// hidden files and node_modules.
+    #[arg(long, global = true, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Files larger than this many bytes are recorded but not read.
+    #[arg(long, global = true, default_value_t = DEFAULT_MAX_FILE_SIZE, value_name = "BYTES")]
+    max_file_size: u64,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Index ROOT incrementally (only what changed since the last run).
+    Index {
+        /// Workspace root.
+        #[arg(default_value = ".")]
+        root: PathBuf,
+        /// Rebuild the whole index from scratch.
+        #[arg(long)]
+        full: bool,
+        /// Print one JSON object with counts and timings.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The graph summary (constellation_get_graph_summary); indexes first if needed.
+    Summary {
+        #[arg(default_value = ".")]
+        root: PathBuf,
+        /// Print the JSON response instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Rebuild the index from scratch first.
+        #[arg(long)]
+        force_refresh: bool,
+    },
+    /// Serve MCP over stdio.
+    Serve {
+        #[arg(default_value = ".")]
+        root: PathBuf,
+    },
+    /// Run read-only SQL over the index and print a table.
+    Sql {
+        /// Workspace root (when two arguments are given) and the query.
+        #[arg(num_args = 1..=2, required = true, value_names = ["ROOT", "QUERY"])]
+        args: Vec<String>,
+        /// Print rows as JSON objects, one per line.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn init_logging(g: &Global) {
+    let default = if g.quiet {
+        "error"
+    } else {
+        match g.verbose {
+            0 => "warn",
+            1 => "info",
+            _ => "debug",
+        }
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CONSTELLATION_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
+
+fn options(g: &Global) -> IndexOptions {
+    IndexOptions {
+        full: false,
+        walk: WalkOptions {
+            excludes: g.exclude.clone(),
+            max_file_size: g.max_file_size,
+        },
+        record_noop: false,
+    }
+}
+
+/// Renders index progress on stderr: a bar on a terminal, a line every few seconds
+/// otherwise, nothing when quiet.
+struct ProgressView {
+    bar: Option<indicatif::ProgressBar>,
+    lines: bool,
+    started: Instant,
+    last_line: Mutex<Instant>,
+}
+
+impl ProgressView {
+    fn new(quiet: bool) -> ProgressView {
+        let tty = std::io::stderr().is_terminal();
+        let bar = (!quiet && tty).then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} {msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta})",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        ProgressView {
+            bar,
+            lines: !quiet && !tty,
+            started: Instant::now(),
+            last_line: Mutex::new(Instant::now()),
+        }
+    }
+
+    fn update(&self, p: Progress) {
+        if let Some(bar) = &self.bar {
+            match p {
+                Progress::Walked { to_read, .. } => {
+                    bar.set_length(to_read as u64);
+                    bar.set_message("indexing");
+                }
+                Progress::Read { done, .. } => bar.set_position(done as u64),
+                Progress::Resolving { refs } => {
+                    bar.set_message(format!("resolving {refs} references"))
+                }
+            }
+        } else if self.lines {
+            let mut last = match self.last_line.lock() {
+                Ok(l) => l,
+                Err(_) => return,
+            };
+            let now = Instant::now();
+            let due = now.duration_since(*last) >= Duration::from_secs(3);
+            match p {
+                Progress::Read { done, total } if due => {
+                    let rate = done as f64 / self.started.elapsed().as_secs_f64().max(0.001);
+                    eprintln!("indexing: {done}/{total} files ({rate:.0} files/s)");
+                    *last = now;
+                }
+                Progress::Resolving { refs } if due => {
+                    eprintln!("resolving {refs} references");
+                    *last = now;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn open_workspace(root: &Path, g: &Global) -> Result<Workspace> {
+    Workspace::open(root, g.db.as_deref(), options(g)).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn main() {
+    let cli = Cli::parse();
+    init_logging(&cli.global);
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(2);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let g = cli.global;
+    match cli.command {
+        Command::Index { root, full, json } => {
+            let ws = open_workspace(&root, &g)?;
+            let view = ProgressView::new(g.quiet || json);
+            let mut opts = options(&g);
+            opts.full = full;
+            opts.record_noop = true;
+            let report =
+                constellation::index::index(ws.store(), ws.root(), &opts, &|p| view.update(p))?;
+            view.finish();
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                println!(
+                    "indexed {}: {} files seen, {} hashed, {} parsed, {} removed; {} nodes, {} edges; generation {}; {:.2}s",
+                    ws.root().display(),
+                    report.files_seen,
+                    report.files_hashed,
+                    report.files_parsed,
+                    report.files_removed,
+                    report.nodes,
+                    report.edges,
+                    report.generation,
+                    report.duration_ms as f64 / 1000.0
+                );
+            }
+        }
+        Command::Summary {
+            root,
+            json,
+            force_refresh,
+        } => {
+            let ws = open_workspace(&root, &g)?;
+            let view = ProgressView::new(g.quiet || json);
+            let r = summary::get_graph_summary(&ws, force_refresh, &|p| view.update(p))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            view.finish();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                print!("{}", summary::render_text(&r));
+            }
+        }
+        Command::Serve { root } => {
+            let ws = Arc::new(open_workspace(&root, &g)?);
+            let server = constellation::mcp::Server::new(ws, options(&g));
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the async runtime")?;
+            rt.block_on(constellation::mcp::serve_stdio(server))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        Command::Sql { args, json } => {
+            let (root, query) = match args.as_slice() {
+                [q] => (PathBuf::from("."), q.clone()),
+                [r, q] => (PathBuf::from(r), q.clone()),
+                _ => bail!("usage: constellation sql [ROOT] QUERY"),
+            };
+            let db =
+                g.db.clone()
+                    .unwrap_or_else(|| constellation::index::default_db_path(&root));
+            let conn = constellation::store::open_read_only(&db)?;
+            print_query(&conn, &query, json)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `query` and prints a tab-separated table with a header (or JSON lines).
+fn print_query(conn: &rusqlite::Connection, query: &str, json: bool) -> Result<()> {
+    use rusqlite::types::ValueRef;
+    let mut stmt = conn
+        .prepare(query)
+        .with_context(|| format!("preparing {query:?}"))?;
+    if !stmt.readonly() {
+        bail!("only read-only statements are allowed (SELECT, WITH, EXPLAIN, read-only PRAGMA)");
+    }
+    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let mut rows = stmt.query([])?;
+    if !json {
+        println!("{}", names.join("\t"));
+    }
+    while let Some(row) = rows.next()? {
+        let mut cells = Vec::with_capacity(names.len());
+        for i in 0..names.len() {
+            let v = match row.get_ref(i)? {
+                ValueRef::Null => serde_json::Value::Null,
+                ValueRef::Integer(n) => n.into(),
+                ValueRef::Real(f) => f.into(),
+                ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned().into(),
+                ValueRef::Blob(b) => format!("<{} bytes>", b.len()).into(),
+            };
+            cells.push(v);
+        }
+        if json {
+            let obj: serde_json::Map<String, serde_json::Value> =
+                names.iter().cloned().zip(cells).collect();
+            println!("{}", serde_json::Value::Object(obj));
+        } else {
+            let text: Vec<String> = cells
+                .iter()
+                .map(|v| match v {
+                    serde_json::Value::String(s) => s.replace(['\t', '\n'], " "),
+                    serde_json::Value::Null => "NULL".into(),
+                    other => other.to_string(),
+                })
+                .collect();
+            println!("{}", text.join("\t"));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,541 @@
+//! Typed access to the index tables for the indexer: one write transaction per run
+//! ([`IndexTx`]) with the reads that resolution needs inside it.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+
+use super::StoreError;
+
+/// A `files` row as the indexer compares it with the disk.
+#[derive(Debug, Clone)]
+pub struct StoredFile {
+    pub id: i64,
+    pub path: String,
+    pub language: Option<String>,
+    pub size: i64,
+    pub mtime_ns: i64,
+    pub digest: Option<String>,
+    pub status: String,
+}
+
+/// Every `files` row, keyed by path.
+pub fn load_files(conn: &Connection) -> Result<HashMap<String, StoredFile>, StoreError> {
+    let mut stmt =
+        conn.prepare("SELECT id, path, language, size, mtime_ns, digest, status FROM files")?;
+    let rows = stmt.query_map([], |r| {
+        Ok(StoredFile {
+            id: r.get(0)?,
+            path: r.get(1)?,
+            language: r.get(2)?,
+            size: r.get(3)?,
+            mtime_ns: r.get(4)?,
+            digest: r.get(5)?,
+            status: r.get(6)?,
+        })
+    })?;
+    let mut out = HashMap::new();
+    for row in rows {
+        let f = row?;
+        out.insert(f.path.clone(), f);
+    }
+    Ok(out)
+}
+
+/// What the indexer writes for one file.
+#[derive(Debug, Clone)]
+pub struct FileRecord<'a> {
+    pub path: &'a str,
+    pub language: Option<&'a str>,
+    pub size: i64,
+    pub mtime_ns: i64,
+    pub digest: Option<&'a str>,
+    pub status: &'a str,
+    pub detail: Option<&'a str>,
+}
+
+/// A `nodes` row to insert; the id is assigned by [`IndexTx::insert_node`].
+#[derive(Debug, Clone)]
+pub struct NodeRecord<'a> {
+    pub key: &'a str,
+    pub file_id: i64,
+    pub kind: &'a str,
+    pub name: &'a str,
+    pub qualified_name: &'a str,
+    pub signature: Option<&'a str>,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_byte: u32,
+    pub end_byte: u32,
+    pub parent_id: Option<i64>,
+}
+
+/// A `refs` row to insert (unresolved until resolution runs).
+#[derive(Debug, Clone)]
+pub struct RefRecord<'a> {
+    pub file_id: i64,
+    pub src_id: i64,
+    pub kind: &'a str,
+    pub form: Option<&'a str>,
+    pub name: &'a str,
+    pub qualifier: Option<&'a str>,
+    pub line: u32,
+    pub flags: i64,
+}
+
+/// A reference loaded back for resolution.
+#[derive(Debug, Clone)]
+pub struct StoredRef {
+    pub id: i64,
+    pub file_id: i64,
+    pub src_id: i64,
+    pub kind: String,
+    pub form: Option<String>,
+    pub name: String,
+    pub qualifier: Option<String>,
+    pub line: u32,
+}
+
+/// A definition a call or base name may resolve to.
+#[derive(Debug, Clone, Copy)]
+pub struct Definition {
+    pub id: i64,
+    pub file_id: i64,
+    pub parent_id: Option<i64>,
+    /// True for functions and methods; false for classes, structs, traits, ...
+    pub callable: bool,
+}
+
+/// The write transaction of one index run. Ids of new rows are assigned here in
+/// insertion order, so a run that inserts in path order gives reproducible ids.
+pub struct IndexTx<'c> {
+    tx: Transaction<'c>,
+    next_file: Cell<i64>,
+    next_node: Cell<i64>,
+    next_ref: Cell<i64>,
+    next_edge: Cell<i64>,
+}
+
+/// Hands out the next id of a counter.
+fn take(c: &Cell<i64>) -> i64 {
+    let id = c.get();
+    c.set(id + 1);
+    id
+}
+
+const REF_COLUMNS: &str = "id, file_id, src_id, kind, form, name, qualifier, line";
+
+fn stored_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRef> {
+    Ok(StoredRef {
+        id: r.get(0)?,
+        file_id: r.get(1)?,
+        src_id: r.get(2)?,
+        kind: r.get(3)?,
+        form: r.get(4)?,
+        name: r.get(5)?,
+        qualifier: r.get(6)?,
+        line: r.get(7)?,
+    })
+}
+
+impl<'c> IndexTx<'c> {
+    /// Begins an IMMEDIATE transaction (takes the write lock now, waiting up to the busy
+    /// timeout for another writer).
+    pub fn begin(conn: &'c mut Connection) -> Result<IndexTx<'c>, StoreError> {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let max = |table: &str| -> rusqlite::Result<i64> {
+            tx.query_row(
+                &format!("SELECT coalesce(max(id), 0) FROM {table}"),
+                [],
+                |r| r.get(0),
+            )
+        };
+        let (next_file, next_node, next_ref, next_edge) = (
+            max("files")? + 1,
+            max("nodes")? + 1,
+            max("refs")? + 1,
+            max("edges")? + 1,
+        );
+        Ok(IndexTx {
+            tx,
+            next_file: Cell::new(next_file),
+            next_node: Cell::new(next_node),
+            next_ref: Cell::new(next_ref),
+            next_edge: Cell::new(next_edge),
+        })
+    }
+
+    /// The id the next inserted reference will get (refs at or above it are new).
+    pub fn next_ref_id(&self) -> i64 {
+        self.next_ref.get()
+    }
+
+    /// Empties every index table (for `--full`); ids restart at 1.
+    pub fn clear_all(&self) -> Result<(), StoreError> {
+        self.tx.execute_batch(
+            "DELETE FROM edges; DELETE FROM refs; DELETE FROM nodes; DELETE FROM files;",
+        )?;
+        for c in [
+            &self.next_file,
+            &self.next_node,
+            &self.next_ref,
+            &self.next_edge,
+        ] {
+            c.set(1);
+        }
+        Ok(())
+    }
+
+    /// Records a new stat for a file whose contents did not change.
+    pub fn update_stat(&self, file_id: i64, size: i64, mtime_ns: i64) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")?
+            .execute(params![file_id, size, mtime_ns])?;
+        Ok(())
+    }
+
+    /// References written in *other* files whose edges point into `file_id`'s nodes:
+    /// they must be resolved again once the file's nodes are replaced or removed.
+    pub fn refs_into_file(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT DISTINCT e.ref_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+             WHERE d.file_id = ?1 AND e.file_id <> ?1 AND e.ref_id IS NOT NULL",
+        )?;
+        let ids = stmt
+            .query_map([file_id], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(ids)
+    }
+
+    /// Distinct names of the symbols defined in `file_id`.
+    pub fn symbol_names(&self, file_id: i64) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT DISTINCT name FROM nodes WHERE file_id = ?1 AND kind <> 'file'",
+        )?;
+        let names = stmt
+            .query_map([file_id], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        Ok(names)
+    }
+
+    /// Deletes a file's nodes, references and edges (edges of other files into it go
+    /// too, by cascade); keeps its `files` row.
+    pub fn delete_file_contents(&self, file_id: i64) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("DELETE FROM edges WHERE file_id = ?1")?
+            .execute([file_id])?;
+        self.tx
+            .prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
+            .execute([file_id])?;
+        self.tx
+            .prepare_cached("DELETE FROM nodes WHERE file_id = ?1")?
+            .execute([file_id])?;
+        Ok(())
+    }
+
+    /// Deletes a file and everything that hangs off it.
+    pub fn delete_file(&self, file_id: i64) -> Result<(), StoreError> {
+        self.delete_file_contents(file_id)?;
+        self.tx
+            .prepare_cached("DELETE FROM files WHERE id = ?1")?
+            .execute([file_id])?;
+        Ok(())
+    }
+
+    /// Writes a file row: updates `existing` in place, or inserts a new row. Returns the id.
+    pub fn write_file(
+        &self,
+        existing: Option<i64>,
+        rec: &FileRecord<'_>,
+        generation: i64,
+    ) -> Result<i64, StoreError> {
+        let id = match existing {
+            Some(id) => id,
+            None => take(&self.next_file),
+        };
+        self.tx
+            .prepare_cached(
+                "INSERT INTO files (id, path, language, size, mtime_ns, digest, status, detail, generation)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                 ON CONFLICT (id) DO UPDATE SET language = excluded.language, size = excluded.size,
+                   mtime_ns = excluded.mtime_ns, digest = excluded.digest, status = excluded.status,
+                   detail = excluded.detail, generation = excluded.generation",
+            )?
+            .execute(params![
+                id,
+                rec.path,
+                rec.language,
+                rec.size,
+                rec.mtime_ns,
+                rec.digest,
+                rec.status,
+                rec.detail,
+                generation
+            ])?;
+        Ok(id)
+    }
+
+    /// Inserts a node; returns its id.
+    pub fn insert_node(&self, n: &NodeRecord<'_>) -> Result<i64, StoreError> {
+        let id = take(&self.next_node);
+        self.tx
+            .prepare_cached(
+                "INSERT INTO nodes (id, key, file_id, kind, name, qualified_name, signature,
+                   start_line, end_line, start_byte, end_byte, parent_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?
+            .execute(params![
+                id,
+                n.key,
+                n.file_id,
+                n.kind,
+                n.name,
+                n.qualified_name,
+                n.signature,
+                n.start_line,
+                n.end_line,
+                n.start_byte,
+                n.end_byte,
+                n.parent_id
+            ])?;
+        Ok(id)
+    }
+
+    /// Inserts a reference (status `unresolved`); returns its id.
+    pub fn insert_ref(&self, r: &RefRecord<'_>) -> Result<i64, StoreError> {
+        let id = take(&self.next_ref);
+        self.tx
+            .prepare_cached(
+                "INSERT INTO refs (id, file_id, src_id, kind, form, name, qualifier, line, flags)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![
+                id,
+                r.file_id,
+                r.src_id,
+                r.kind,
+                r.form,
+                r.name,
+                r.qualifier,
+                r.line,
+                r.flags
+            ])?;
+        Ok(id)
+    }
+
+    /// Inserts an edge.
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert_edge(
+        &self,
+        src_id: i64,
+        dst_id: i64,
+        kind: &str,
+        file_id: i64,
+        line: Option<u32>,
+        confidence: f64,
+        ref_id: Option<i64>,
+    ) -> Result<(), StoreError> {
+        let id = take(&self.next_edge);
+        self.tx
+            .prepare_cached(
+                "INSERT INTO edges (id, src_id, dst_id, kind, file_id, line, confidence, ref_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                id, src_id, dst_id, kind, file_id, line, confidence, ref_id
+            ])?;
+        Ok(())
+    }
+
+    /// Every file as (id, path), for resolution.
+    pub fn file_paths(&self) -> Result<Vec<(i64, String)>, StoreError> {
+        let mut stmt = self
+            .tx
+            .prepare("SELECT id, path FROM files ORDER BY path")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// The id of a file's `file` node.
+    pub fn file_node_ids(&self) -> Result<HashMap<i64, i64>, StoreError> {
+        let mut stmt = self
+            .tx
+            .prepare("SELECT file_id, id FROM nodes WHERE kind = 'file'")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<HashMap<i64, i64>>>()?;
+        Ok(rows)
+    }
+
+    /// All references with id ≥ `from` (the ones this run inserted), in id order.
+    pub fn refs_from(&self, from: i64) -> Result<Vec<StoredRef>, StoreError> {
+        let mut stmt = self.tx.prepare(&format!(
+            "SELECT {REF_COLUMNS} FROM refs WHERE id >= ?1 ORDER BY id"
+        ))?;
+        let rows = stmt
+            .query_map([from], stored_ref)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// One reference by id, if it still exists.
+    pub fn ref_by_id(&self, id: i64) -> Result<Option<StoredRef>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached(&format!("SELECT {REF_COLUMNS} FROM refs WHERE id = ?1"))?
+            .query_row([id], stored_ref)
+            .optional()?)
+    }
+
+    /// Call, inherit and implement references naming `name`.
+    pub fn refs_named(&self, name: &str) -> Result<Vec<StoredRef>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(&format!(
+            "SELECT {REF_COLUMNS} FROM refs WHERE name = ?1 AND kind <> 'import'"
+        ))?;
+        let rows = stmt
+            .query_map([name], stored_ref)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Import references that did not resolve to a file.
+    pub fn unresolved_imports(&self) -> Result<Vec<StoredRef>, StoreError> {
+        let mut stmt = self.tx.prepare(&format!(
+            "SELECT {REF_COLUMNS} FROM refs WHERE kind = 'import' AND status <> 'resolved'"
+        ))?;
+        let rows = stmt
+            .query_map([], stored_ref)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Removes the edges a reference produced before it is resolved again.
+    pub fn delete_edges_of_ref(&self, ref_id: i64) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("DELETE FROM edges WHERE ref_id = ?1")?
+            .execute([ref_id])?;
+        Ok(())
+    }
+
+    /// Records the outcome of resolving a reference.
+    pub fn set_ref_status(
+        &self,
+        ref_id: i64,
+        status: &str,
+        candidates: usize,
+    ) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("UPDATE refs SET status = ?2, candidates = ?3 WHERE id = ?1")?
+            .execute(params![ref_id, status, candidates as i64])?;
+        Ok(())
+    }
+
+    /// Definitions (non-file nodes) named `name`.
+    pub fn definitions_named(&self, name: &str) -> Result<Vec<Definition>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT id, file_id, parent_id, kind FROM nodes WHERE name = ?1 AND kind <> 'file'",
+        )?;
+        let rows = stmt
+            .query_map([name], |r| {
+                let kind: String = r.get(3)?;
+                Ok(Definition {
+                    id: r.get(0)?,
+                    file_id: r.get(1)?,
+                    parent_id: r.get(2)?,
+                    callable: kind == "function" || kind == "method",
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Every definition, grouped by name (bulk form of [`IndexTx::definitions_named`]).
+    pub fn all_definitions(&self) -> Result<HashMap<String, Vec<Definition>>, StoreError> {
+        let mut stmt = self.tx.prepare(
+            "SELECT name, id, file_id, parent_id, kind FROM nodes WHERE kind <> 'file' ORDER BY id",
+        )?;
+        let mut rows = stmt.query([])?;
+        let mut out: HashMap<String, Vec<Definition>> = HashMap::new();
+        while let Some(r) = rows.next()? {
+            let kind: String = r.get(4)?;
+            out.entry(r.get(0)?).or_default().push(Definition {
+                id: r.get(1)?,
+                file_id: r.get(2)?,
+                parent_id: r.get(3)?,
+                callable: kind == "function" || kind == "method",
+            });
+        }
+        Ok(out)
+    }
+
+    /// The parent of a node (the class of a method), if any.
+    pub fn node_parent(&self, node_id: i64) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT parent_id FROM nodes WHERE id = ?1")?
+            .query_row([node_id], |r| r.get(0))
+            .optional()?
+            .flatten())
+    }
+
+    /// Files that `file_id` imports (resolved import edges).
+    pub fn imported_files(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT DISTINCT d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+             WHERE e.kind = 'imports' AND e.file_id = ?1",
+        )?;
+        let rows = stmt
+            .query_map([file_id], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(rows)
+    }
+
+    /// Bumps the generation and records the run; then commits.
+    #[allow(clippy::too_many_arguments)]
+    pub fn commit(self, run: &RunRecord<'_>) -> Result<(), StoreError> {
+        self.tx.execute(
+            "UPDATE meta SET value = ?1 WHERE key = 'generation'",
+            [run.generation.to_string()],
+        )?;
+        self.tx.execute(
+            "INSERT INTO index_runs (started_at, duration_ms, full, files_seen, files_hashed,
+               files_parsed, files_removed, refs_resolved, generation)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                run.started_at,
+                run.duration_ms,
+                run.full,
+                run.files_seen,
+                run.files_hashed,
+                run.files_parsed,
+                run.files_removed,
+                run.refs_resolved,
+                run.generation
+            ],
+        )?;
+        self.tx.commit()?;
+        Ok(())
+    }
+
+    /// The generation before this run.
+    pub fn generation(&self) -> Result<i64, StoreError> {
+        Ok(super::read_generation(&self.tx)?)
+    }
+}
+
+/// The `index_runs` row of a run.
+#[derive(Debug, Clone)]
+pub struct RunRecord<'a> {
+    pub started_at: &'a str,
+    pub duration_ms: i64,
+    pub full: bool,
+    pub files_seen: i64,
+    pub files_hashed: i64,
+    pub files_parsed: i64,
+    pub files_removed: i64,
+    pub refs_resolved: i64,
+    pub generation: i64,
+}

@@ -1,0 +1,173 @@
+//! SQLite storage: the connection pool, migrations from `schema/`, and typed reads and
+//! writes of the index.
+//!
+//! Owns every SQL statement of the crate except the ad-hoc ones a user types. Knows
+//! nothing of MCP or of graph algorithms; hands plain rows to the layers above.
+
+mod schema;
+
+pub use schema::SCHEMA_VERSION;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, OpenFlags};
+
+/// A pooled connection to the index database.
+pub type PooledConn = r2d2::PooledConnection<SqliteConnectionManager>;
+
+/// Errors of the storage layer.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The file exists but is not a SQLite database, or SQLite reports it corrupt.
+    #[error("the database {path} is corrupt or not a SQLite database: {message}")]
+    Corrupt { path: PathBuf, message: String },
+    /// The database was written by a newer Constellation.
+    #[error(
+        "the database {path} has schema version {found}, newer than this build supports \
+         ({supported}); upgrade constellation or pass --db with another file"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    /// A read-only open of a database that does not exist.
+    #[error("no index database at {0}; run `constellation index` first")]
+    Missing(PathBuf),
+    #[error("cannot create the directory for {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("connection pool: {0}")]
+    Pool(#[from] r2d2::Error),
+    #[error("migration failed: {0}")]
+    Migration(String),
+}
+
+impl StoreError {
+    /// True when the database file itself is unusable (corrupt, or not SQLite), so a
+    /// caller may move it aside and start a fresh one.
+    pub fn is_corrupt(&self) -> bool {
+        matches!(self, StoreError::Corrupt { .. })
+    }
+}
+
+/// Classifies a rusqlite error met while opening `path`.
+fn classify(path: &Path, err: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode;
+    match err.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
+            path: path.to_path_buf(),
+            message: err.to_string(),
+        },
+        _ => StoreError::Sqlite(err),
+    }
+}
+
+/// Sets the per-connection pragmas: WAL, a 10 s busy timeout, foreign keys on.
+fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         PRAGMA synchronous = NORMAL;
+         PRAGMA foreign_keys = ON;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -65536;",
+    )
+}
+
+/// The index database: a pool of WAL connections to one file.
+#[derive(Clone)]
+pub struct Store {
+    pool: r2d2::Pool<SqliteConnectionManager>,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed, with its parent directory) the database at `path` and
+    /// migrates it to [`SCHEMA_VERSION`].
+    ///
+    /// Errors: [`StoreError::Corrupt`] for a file that is not a usable SQLite database,
+    /// [`StoreError::TooNew`] for one from a newer build.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        {
+            let mut conn = Connection::open(path).map_err(|e| classify(path, e))?;
+            configure(&mut conn).map_err(|e| classify(path, e))?;
+            schema::migrate(&mut conn, path)?;
+        }
+        let manager = SqliteConnectionManager::file(path).with_init(configure);
+        let pool = r2d2::Pool::builder()
+            .max_size(8)
+            .min_idle(Some(1))
+            .build(manager)?;
+        Ok(Store {
+            pool,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Where the database lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A connection from the pool (read-write).
+    pub fn conn(&self) -> Result<PooledConn, StoreError> {
+        Ok(self.pool.get()?)
+    }
+
+    /// The generation counter: bumped by every index run that changed the index.
+    pub fn generation(&self) -> Result<i64, StoreError> {
+        Ok(read_generation(&*self.conn()?)?)
+    }
+}
+
+/// Reads `meta.generation` on `conn`.
+pub fn read_generation(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'",
+        [],
+        |r| r.get(0),
+    )
+}
+
+/// Opens `path` read-only with `query_only` set, for user SQL. The file must exist and
+/// be at a schema version this build reads.
+pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
+    if !path.exists() {
+        return Err(StoreError::Missing(path.to_path_buf()));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| classify(path, e))?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.execute_batch("PRAGMA query_only = ON;")
+        .map_err(|e| classify(path, e))?;
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| classify(path, e))?;
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    Ok(conn)
+}
+
+pub mod files;
+pub mod graph;

@@ -1,0 +1,42 @@
+//! The tools: one function per tool, shared by the CLI and the MCP server so both give
+//! the same answer. Tools call `index`, `graph` and `store`; they know nothing of MCP.
+
+pub mod summary;
+pub mod workspace;
+
+use crate::index::IndexError;
+use crate::store::StoreError;
+
+/// A tool failure. Its text starts with a stable code (`invalid_argument: ...`) that
+/// clients may match on; the rest says what went wrong and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// An argument is malformed or out of range.
+    #[error("invalid_argument: {0}")]
+    InvalidArgument(String),
+    /// A path, node or id that does not exist.
+    #[error("not_found: {0}")]
+    NotFound(String),
+    /// The index could not be built or read.
+    #[error("index_failed: {0}")]
+    Index(#[from] IndexError),
+    /// The database could not be used.
+    #[error("database_error: {0}")]
+    Store(#[from] StoreError),
+    /// A defect: a task panicked or was cancelled.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+impl ToolError {
+    /// The stable code at the start of the message.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ToolError::InvalidArgument(_) => "invalid_argument",
+            ToolError::NotFound(_) => "not_found",
+            ToolError::Index(_) => "index_failed",
+            ToolError::Store(_) => "database_error",
+            ToolError::Internal(_) => "internal",
+        }
+    }
+}

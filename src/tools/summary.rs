@@ -1,0 +1,222 @@
+//! `constellation_get_graph_summary` (seed 000): the file-level dependency graph
+//! digested into metrics, hubs, cycles and orphans, after making sure the index
+//! matches the disk.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::graph::cycles::{find_cycles, CycleLimits};
+use crate::graph::FileGraph;
+use crate::index::Progress;
+
+use super::workspace::Workspace;
+use super::ToolError;
+
+/// Hubs listed in `insights.topHubs`.
+pub const TOP_HUBS: usize = 10;
+/// Orphans listed in `insights.orphanFiles` (the summary text gives the total).
+pub const MAX_ORPHANS: usize = 200;
+
+/// Seed 000's `ISummaryResponse`, field for field.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct SummaryResponse {
+    /// A few sentences for people and agents.
+    pub summary: String,
+    pub metrics: Metrics,
+    pub insights: Insights,
+    pub metadata: Metadata,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Metrics {
+    /// Files in the dependency graph: code files, assets, and anything imported.
+    pub file_count: usize,
+    /// Distinct (importer, imported) file pairs.
+    pub dependency_count: usize,
+    /// Files per extension, without the dot.
+    pub file_type_breakdown: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Insights {
+    /// Most connected files (in-degree + out-degree), at most 10.
+    pub top_hubs: Vec<Hub>,
+    /// One closed cycle `[a, b, a]` per strongly connected component of files, at most 50.
+    pub circular_dependencies: Vec<Vec<String>>,
+    /// Files with no import in or out, in path order, at most 200.
+    pub orphan_files: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Hub {
+    /// Root-relative path.
+    pub id: String,
+    pub connection_count: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Metadata {
+    /// Milliseconds spent checking (and if needed updating) the index and summarizing.
+    pub scan_duration_ms: u64,
+    /// True when the index already matched the disk and nothing was re-parsed.
+    pub cache_used: bool,
+}
+
+/// Runs the tool: refreshes the index (from scratch when `force_refresh`), then
+/// summarizes the file graph of the resulting generation.
+pub fn get_graph_summary(
+    ws: &Workspace,
+    force_refresh: bool,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<SummaryResponse, ToolError> {
+    let started = Instant::now();
+    let report = ws.refresh(force_refresh, progress)?;
+    let graph = ws.file_graph()?;
+    let cache_used = !force_refresh && !report.changed;
+    Ok(summarize(
+        &graph,
+        started.elapsed().as_millis() as u64,
+        cache_used,
+    ))
+}
+
+/// The response for a loaded graph (pure: no I/O).
+pub fn summarize(g: &FileGraph, scan_duration_ms: u64, cache_used: bool) -> SummaryResponse {
+    let hubs: Vec<Hub> = g
+        .hubs(TOP_HUBS)
+        .into_iter()
+        .map(|(ix, d)| Hub {
+            id: g.path(ix).to_string(),
+            connection_count: d,
+        })
+        .collect();
+    let cycles = find_cycles(&g.graph, CycleLimits::default());
+    let circular: Vec<Vec<String>> = cycles
+        .cycles
+        .iter()
+        .map(|c| c.iter().map(|&ix| g.path(ix).to_string()).collect())
+        .collect();
+    let orphans = g.orphans();
+    let orphan_total = orphans.len();
+    let orphan_files: Vec<String> = orphans
+        .into_iter()
+        .take(MAX_ORPHANS)
+        .map(|ix| g.path(ix).to_string())
+        .collect();
+    let files = g.graph.node_count();
+    let deps = g.graph.edge_count();
+
+    let mut text = format!(
+        "Analyzed {files} files and {deps} import dependencies in {:.1}s{}.",
+        scan_duration_ms as f64 / 1000.0,
+        if cache_used {
+            " (index up to date)"
+        } else {
+            ""
+        }
+    );
+    if files > 0 {
+        let avg = 2.0 * deps as f64 / files as f64;
+        let shape = match avg {
+            a if a < 1.5 => "loosely coupled",
+            a if a < 4.0 => "moderately coupled",
+            _ => "tightly coupled",
+        };
+        text.push_str(&format!(
+            " The project appears {shape} ({avg:.1} connections per file on average)."
+        ));
+    }
+    if let Some(top) = hubs.first() {
+        text.push_str(&format!(
+            " '{}' is the central hub with {} connections.",
+            top.id, top.connection_count
+        ));
+    }
+    match cycles.components {
+        0 => text.push_str(" No circular dependencies were found."),
+        n => text.push_str(&format!(
+            " {n} group{} of files import each other in a cycle ({} files in all){}, which may indicate a structural issue.",
+            if n == 1 { "" } else { "s" },
+            cycles.nodes_on_cycles,
+            if cycles.truncated { "; not every cycle is listed" } else { "" }
+        )),
+    }
+    if orphan_total > 0 {
+        text.push_str(&format!(
+            " {orphan_total} file{} no import in or out{}.",
+            if orphan_total == 1 { " has" } else { "s have" },
+            if orphan_total > MAX_ORPHANS {
+                format!(" (the first {MAX_ORPHANS} are listed)")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    SummaryResponse {
+        summary: text,
+        metrics: Metrics {
+            file_count: files,
+            dependency_count: deps,
+            file_type_breakdown: g.type_breakdown(),
+        },
+        insights: Insights {
+            top_hubs: hubs,
+            circular_dependencies: circular,
+            orphan_files,
+        },
+        metadata: Metadata {
+            scan_duration_ms,
+            cache_used,
+        },
+    }
+}
+
+/// The response as text for people (the CLI's default output).
+pub fn render_text(r: &SummaryResponse) -> String {
+    let mut out = String::new();
+    out.push_str(&r.summary);
+    out.push_str("\n\nFile types:");
+    let mut types: Vec<(&String, &usize)> = r.metrics.file_type_breakdown.iter().collect();
+    types.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (ext, n) in types {
+        let ext = if ext.is_empty() {
+            "(none)"
+        } else {
+            ext.as_str()
+        };
+        out.push_str(&format!(" {ext} {n},"));
+    }
+    out.pop();
+    out.push_str("\n\nTop hubs (imports in + out):\n");
+    for h in &r.insights.top_hubs {
+        out.push_str(&format!("  {:>5}  {}\n", h.connection_count, h.id));
+    }
+    out.push_str(&format!(
+        "\nCircular dependencies ({}):\n",
+        r.insights.circular_dependencies.len()
+    ));
+    for c in &r.insights.circular_dependencies {
+        out.push_str(&format!("  {}\n", c.join(" -> ")));
+    }
+    out.push_str(&format!(
+        "\nOrphan files ({} listed):\n",
+        r.insights.orphan_files.len()
+    ));
+    for o in r.insights.orphan_files.iter().take(30) {
+        out.push_str(&format!("  {o}\n"));
+    }
+    if r.insights.orphan_files.len() > 30 {
+        out.push_str(&format!(
+            "  ... and {} more (see --json)\n",
+            r.insights.orphan_files.len() - 30
+        ));
+    }
+    out
+}

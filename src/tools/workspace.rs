@@ -1,0 +1,136 @@
+//! A workspace: a root directory, its index database, and the graph snapshot cached for
+//! the current index generation.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::graph::FileGraph;
+use crate::index::{self, IndexOptions, IndexReport, Progress};
+use crate::store::{self, Store, StoreError};
+
+use super::ToolError;
+
+/// An open workspace. Cheap to share (`Arc`); tool calls on it may run concurrently:
+/// index runs are serialized by a lock, snapshots are shared read-only.
+pub struct Workspace {
+    root: PathBuf,
+    store: Store,
+    options: IndexOptions,
+    /// Serializes index runs of this process (other processes wait on SQLite's lock).
+    index_lock: Mutex<()>,
+    /// The file graph of the newest generation loaded so far.
+    file_graph: Mutex<Option<Arc<FileGraph>>>,
+}
+
+impl Workspace {
+    /// Opens the workspace at `root` with its database at `db` (default
+    /// `ROOT/.constellation/index.db`). A corrupt database file is moved aside to
+    /// `NAME.corrupt-UNIXTIME` (with a warning in the log) and a new one is created, so
+    /// the next index run is a fresh scan; nothing is deleted.
+    ///
+    /// Errors: `not_found` when the root is not a directory; `database_error` for a
+    /// database from a newer build or one that cannot be created.
+    pub fn open(
+        root: &Path,
+        db: Option<&Path>,
+        options: IndexOptions,
+    ) -> Result<Workspace, ToolError> {
+        let root = root
+            .canonicalize()
+            .map_err(|e| ToolError::NotFound(format!("workspace root {}: {e}", root.display())))?;
+        if !root.is_dir() {
+            return Err(ToolError::NotFound(format!(
+                "workspace root {} is not a directory",
+                root.display()
+            )));
+        }
+        let db = db
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| index::default_db_path(&root));
+        let store = open_or_recover(&db)?;
+        Ok(Workspace {
+            root,
+            store,
+            options,
+            index_lock: Mutex::new(()),
+            file_graph: Mutex::new(None),
+        })
+    }
+
+    /// The canonical root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The index database.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Brings the index up to date with the disk (incrementally; from scratch when
+    /// `full`). Cheap when nothing moved: a walk and a stat comparison.
+    pub fn refresh(
+        &self,
+        full: bool,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<IndexReport, ToolError> {
+        let _guard = self
+            .index_lock
+            .lock()
+            .map_err(|_| ToolError::Internal("index lock poisoned".into()))?;
+        let opts = IndexOptions {
+            full,
+            ..self.options.clone()
+        };
+        Ok(index::index(&self.store, &self.root, &opts, progress)?)
+    }
+
+    /// The file-level graph of the current generation, loaded once per generation.
+    pub fn file_graph(&self) -> Result<Arc<FileGraph>, ToolError> {
+        let generation = self.store.generation()?;
+        let mut cached = self
+            .file_graph
+            .lock()
+            .map_err(|_| ToolError::Internal("snapshot lock poisoned".into()))?;
+        if let Some(g) = cached.as_ref().filter(|g| g.generation == generation) {
+            return Ok(Arc::clone(g));
+        }
+        let mut conn = self.store.conn()?;
+        let rows = store::graph::load_file_graph(&mut conn)?;
+        let g = Arc::new(FileGraph::from_rows(&rows));
+        *cached = Some(Arc::clone(&g));
+        Ok(g)
+    }
+}
+
+/// Opens the store; moves a corrupt file aside and starts a new one.
+fn open_or_recover(db: &Path) -> Result<Store, ToolError> {
+    match Store::open(db) {
+        Ok(s) => Ok(s),
+        Err(e) if e.is_corrupt() => {
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            let aside = PathBuf::from(format!("{}.corrupt-{stamp}", db.display()));
+            tracing::warn!(
+                "{e}; moved it to {} and starting a fresh index",
+                aside.display()
+            );
+            std::fs::rename(db, &aside).map_err(|io| {
+                ToolError::Store(StoreError::Corrupt {
+                    path: db.to_path_buf(),
+                    message: format!("and it could not be moved aside: {io}"),
+                })
+            })?;
+            for ext in ["-wal", "-shm"] {
+                let side = PathBuf::from(format!("{}{ext}", db.display()));
+                if side.exists() {
+                    let _ = std::fs::rename(&side, format!("{}{ext}", aside.display()));
+                }
+            }
+            Ok(Store::open(db)?)
+        }
+        Err(e) => Err(e.into()),
+    }
+}

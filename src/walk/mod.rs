@@ -1,0 +1,243 @@
+//! Which files exist: the walk of a workspace, their stat, and blake3 digests.
+//!
+//! Honours `.gitignore`, `.ignore` and git's exclude files (also outside a git
+//! repository), skips hidden files and directories, `node_modules` and user `--exclude`
+//! globs, and never follows a symbolic link (so nothing outside the root is reached).
+//! Does not open the database and does not parse.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+/// Default cap on the size of a file that is read: 2 MiB.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
+
+/// Directory names skipped everywhere, besides hidden ones and ignore files.
+pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &["node_modules"];
+
+/// How to walk.
+#[derive(Debug, Clone)]
+pub struct WalkOptions {
+    /// Globs over root-relative paths (`vendor/**`, `**/*.min.js`); a matching file or
+    /// directory is skipped.
+    pub excludes: Vec<String>,
+    /// Files larger than this many bytes are recorded but not read.
+    pub max_file_size: u64,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            excludes: Vec::new(),
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+        }
+    }
+}
+
+/// One regular file found by the walk.
+#[derive(Debug, Clone)]
+pub struct WalkedFile {
+    /// Relative to the root, `/` separators.
+    pub path: String,
+    pub abs_path: PathBuf,
+    /// Bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch (0 when unknown).
+    pub mtime_ns: i64,
+}
+
+/// Errors of the walk.
+#[derive(Debug, thiserror::Error)]
+pub enum WalkError {
+    #[error("the workspace root {0} is not a directory")]
+    NotADirectory(PathBuf),
+    #[error("exclude glob {glob:?} is not valid: {message}")]
+    BadGlob { glob: String, message: String },
+}
+
+/// Compiles exclude globs.
+fn exclude_set(globs: &[String]) -> Result<GlobSet, WalkError> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        let glob = Glob::new(g).map_err(|e| WalkError::BadGlob {
+            glob: g.clone(),
+            message: e.to_string(),
+        })?;
+        b.add(glob);
+        // `vendor/**` should also skip the directory `vendor` itself, cheaply.
+        if let Some(dir) = g.strip_suffix("/**") {
+            if let Ok(glob) = Glob::new(dir) {
+                b.add(glob);
+            }
+        }
+    }
+    b.build().map_err(|e| WalkError::BadGlob {
+        glob: globs.join(", "),
+        message: e.to_string(),
+    })
+}
+
+/// Root-relative path with `/` separators.
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut out = String::new();
+    for (i, c) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&c.as_os_str().to_string_lossy());
+    }
+    Some(out)
+}
+
+/// Modification time of `meta` in nanoseconds since the epoch.
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// Walks `root` (in parallel) and returns its regular files sorted by path.
+///
+/// Errors: the root is not a directory; an exclude glob does not compile. Entries that
+/// cannot be read (permissions, races with deletion) are left out with a debug log.
+pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Vec<WalkedFile>, WalkError> {
+    if !root.is_dir() {
+        return Err(WalkError::NotADirectory(root.to_path_buf()));
+    }
+    let excludes = exclude_set(&opts.excludes)?;
+    let root_owned = root.to_path_buf();
+    let filter_root = root_owned.clone();
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .ignore(true)
+        .parents(false)
+        .require_git(false)
+        .follow_links(false)
+        .threads(2)
+        .filter_entry(move |e| {
+            let name = e.file_name().to_string_lossy();
+            if e.file_type().is_some_and(|t| t.is_dir()) && DEFAULT_EXCLUDED_DIRS.contains(&&*name)
+            {
+                return false;
+            }
+            if excludes.is_empty() {
+                return true;
+            }
+            match relative(&filter_root, e.path()) {
+                Some(rel) if !rel.is_empty() => !excludes.is_match(&rel),
+                _ => true,
+            }
+        });
+    let found = Mutex::new(Vec::new());
+    builder.build_parallel().run(|| {
+        let found = &found;
+        let root = &root_owned;
+        Box::new(move |entry| {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    tracing::debug!("walk: {err}");
+                    return ignore::WalkState::Continue;
+                }
+            };
+            // Symbolic links are never followed nor indexed: file_type() is the link's own.
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return ignore::WalkState::Continue;
+            }
+            let Some(path) = relative(root, entry.path()) else {
+                return ignore::WalkState::Continue;
+            };
+            match entry.metadata() {
+                Ok(meta) => {
+                    let file = WalkedFile {
+                        path,
+                        abs_path: entry.into_path(),
+                        size: meta.len(),
+                        mtime_ns: mtime_ns(&meta),
+                    };
+                    if let Ok(mut v) = found.lock() {
+                        v.push(file);
+                    }
+                }
+                Err(err) => tracing::debug!("walk: stat {}: {err}", entry.path().display()),
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut files = found.into_inner().unwrap_or_default();
+    files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+/// The blake3 digest of `bytes` as 64 lower-case hex digits.
+pub fn digest(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// True when `bytes` looks binary: a NUL byte in the first 8 KiB (git's rule).
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8192)].contains(&0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_skips_hidden_ignored_excluded_and_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src/gen")).unwrap();
+        std::fs::create_dir_all(root.join(".hidden")).unwrap();
+        std::fs::create_dir_all(root.join("node_modules/x")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "fn a() {}").unwrap();
+        std::fs::write(root.join("src/gen/b.rs"), "fn b() {}").unwrap();
+        std::fs::write(root.join("src/ignored.log"), "x").unwrap();
+        std::fs::write(root.join(".hidden/c.rs"), "fn c() {}").unwrap();
+        std::fs::write(root.join("node_modules/x/i.js"), "1").unwrap();
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/etc", root.join("src/etc")).unwrap();
+        let opts = WalkOptions {
+            excludes: vec!["src/gen/**".into()],
+            ..WalkOptions::default()
+        };
+        let files = walk(root, &opts).unwrap();
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["src/a.rs"]);
+        assert_eq!(files[0].size, 9);
+        assert!(files[0].mtime_ns > 0);
+    }
+
+    #[test]
+    fn bad_glob_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = WalkOptions {
+            excludes: vec!["[".into()],
+            ..WalkOptions::default()
+        };
+        assert!(matches!(
+            walk(dir.path(), &opts),
+            Err(WalkError::BadGlob { .. })
+        ));
+    }
+
+    #[test]
+    fn digest_is_blake3_hex() {
+        assert_eq!(
+            digest(b""),
+            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
+        );
+        assert!(looks_binary(b"ab\0c"));
+        assert!(!looks_binary(b"abc"));
+    }
+}
