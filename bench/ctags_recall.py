@@ -228,16 +228,19 @@ def main() -> int:
                 s[2] += 1
             continue
         lines = by_name.get(tag["path"], {}).get(tag["name"])
-        if tag["path"] not in files:
+        status = files.get(tag["path"])
+        if status is None:
             reason = "file not in the index"
-        elif files[tag["path"]] not in (None, "parsed", "ok"):
-            reason = f"file status {files[tag['path']]!r}"
+        elif status not in ("parsed", "parse_errors"):
+            reason = f"file not parsed (status {status})"
         elif lines:
             nearest = min(lines, key=lambda ln: (abs(ln - tag["line"]), ln))
             offsets[nearest - tag["line"]] += 1
-            reason = f"same name at line {nearest} (offset {nearest - tag['line']:+d})"
+            reason = f"same name on another line: {nearest} (offset {nearest - tag['line']:+d})"
         else:
             reason = "no node of this name in the file"
+        if status == "parse_errors":
+            reason += " [file has parse errors]"
         misses.append((tag, reason))
 
     print()
@@ -261,8 +264,7 @@ def main() -> int:
     if offsets:
         common = ", ".join(f"{d:+d}: {n}" for d, n in offsets.most_common(8))
         print(f"\nline offsets of misses whose name is elsewhere in the file (offset: count): {common}")
-    reasons = collections.Counter(r.split(" (")[0] if r.startswith("same name") else r for _, r in misses)
-    reasons = collections.Counter(("same name on another line" if r.startswith("same name") else r) for _, r in misses)
+    reasons = collections.Counter(r.split(":")[0] if r.startswith("same name") else r for _, r in misses)
     if reasons:
         print("misses by reason: " + ", ".join(f"{r}: {n}" for r, n in reasons.most_common()))
     if misses and args.samples > 0:

@@ -239,6 +239,7 @@ pub fn index(
             prev => Some((w, prev)),
         })
         .collect();
+    tracing::info!("walk: {} files in {:?}", walked.len(), started.elapsed());
     progress(Progress::Walked {
         files: walked.len(),
         to_read: to_read.len(),
@@ -285,7 +286,7 @@ pub fn index(
             .map(|(w, prev)| {
                 let out = read_file(w, prev.filter(|_| !opts.full), opts);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if d % 64 == 0 || d == total {
+                if d.is_multiple_of(64) || d == total {
                     progress(Progress::Read { done: d, total });
                 }
                 out
@@ -326,6 +327,11 @@ pub fn index(
     }
 
     let changed = opts.full || report.files_parsed > 0 || report.files_removed > 0;
+    tracing::info!(
+        "read, parse and write: {} files, at {:?}",
+        to_read.len(),
+        started.elapsed()
+    );
     let mut resolver = resolve::Resolver::new(&tx, root)?;
     report.refs_resolved = resolver.run(
         &tx,
@@ -335,6 +341,11 @@ pub fn index(
         paths_changed,
         progress,
     )?;
+    tracing::info!(
+        "resolved {} references, at {:?}",
+        report.refs_resolved,
+        started.elapsed()
+    );
     let new_generation = if changed { generation } else { old_generation };
     report.duration_ms = started.elapsed().as_millis() as u64;
     report.generation = new_generation;

@@ -186,9 +186,8 @@ impl Resolver {
     }
 
     fn imported(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<&[i64], IndexError> {
-        if !self.imports.contains_key(&file_id) {
-            let files = tx.imported_files(file_id)?;
-            self.imports.insert(file_id, files);
+        if let std::collections::hash_map::Entry::Vacant(e) = self.imports.entry(file_id) {
+            e.insert(tx.imported_files(file_id)?);
         }
         Ok(self.imports.get(&file_id).map(Vec::as_slice).unwrap_or(&[]))
     }

@@ -1,5 +1,617 @@
-//! TEMPORARY stub until the extractors land.
-use super::*;
-pub(super) fn extract(_lang: Language, _source: &[u8]) -> Result<FileFacts, LangError> {
-    Ok(FileFacts::default())
+//! Query-driven extraction: one tree-sitter parse and one pass of the language's query
+//! (`src/lang/queries/*.scm`) turn a file's bytes into [`FileFacts`].
+//!
+//! The queries only *find* nodes; the capture names are the protocol between the `.scm`
+//! files and this module:
+//!
+//! | capture                  | meaning                                                   |
+//! |--------------------------|-----------------------------------------------------------|
+//! | `@definition.<kind>`     | a symbol's node (its span); kind = a [`SymbolKind`] name  |
+//! | `@name`                  | the symbol's name node                                    |
+//! | `@value`                 | the function/class bound to the name (`const f = () => ..`); its `body` field ends the signature |
+//! | `@declaration`           | where the signature starts, if not at the symbol's node   |
+//! | `@scope`, `@scope.name`  | a Rust `impl`: names its methods (`Foo::m`), not a symbol |
+//! | `@import.<kind>`         | an import node (`import`, `reexport`, `use`, `mod`)       |
+//! | `@import.statement`      | the statement whose line an import reports                |
+//! | `@call`, `@call.arguments` | a call's callee (`f`, `a.b`, `a::b`) and its arguments  |
+//! | `@inherit.extends` / `@inherit.implements` | a base named in a class/interface header |
+//! | `@inherit.trait`, `@inherit.type` | Rust `impl Trait for Type`                       |
+//! | `@type_checking.condition`, `@type_checking.block` | Python `if TYPE_CHECKING:` |
+//!
+//! Captures whose name starts with `_` are ignored; any other unknown name is a setup
+//! error. Everything the queries cannot say (nesting, qualified names, method vs
+//! function, enclosing symbols) is computed here from byte ranges, in
+//! `extract/outline.rs`. The per-language modules only take nodes apart (use trees, Python
+//! import statements, callees, string literals). Queries use no predicates, so no
+//! Rust code runs per candidate match inside tree-sitter.
+//!
+//! Threading: compiled queries are shared (`OnceLock`); parsers and query cursors are
+//! per thread (`thread_local!`). Nothing here panics on any input.
+
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator, Tree, TreeCursor};
+
+use super::{
+    CallRef, FileFacts, ImportKind, ImportRef, InheritRef, LangError, Language, SymbolKind,
+};
+
+mod ecmascript;
+mod outline;
+mod python;
+mod rust;
+mod text;
+
+use outline::{Definition, Locator, Owners, TypeIndex};
+
+/// The JavaScript query; its node types exist in the TypeScript and TSX grammars too.
+const JAVASCRIPT_QUERY: &str = include_str!("queries/javascript.scm");
+/// TypeScript and TSX: javascript.scm followed by typescript.scm (the TypeScript grammar
+/// is a superset of the JavaScript one).
+const TYPESCRIPT_QUERY: &str = concat!(
+    include_str!("queries/javascript.scm"),
+    "\n",
+    include_str!("queries/typescript.scm")
+);
+const PYTHON_QUERY: &str = include_str!("queries/python.scm");
+const RUST_QUERY: &str = include_str!("queries/rust.scm");
+
+/// Names (which may be computed, `[Symbol.iterator]`) keep at most this many characters.
+const MAX_NAME_CHARS: usize = 200;
+
+/// Callee qualifiers keep at most this many characters.
+const MAX_QUALIFIER_CHARS: usize = 100;
+
+/// Which node-shape rules apply (JS, TS and TSX share theirs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Rust,
+    Python,
+    EcmaScript,
 }
+
+impl Family {
+    fn of(lang: Language) -> Family {
+        match lang {
+            Language::Rust => Family::Rust,
+            Language::Python => Family::Python,
+            Language::JavaScript | Language::TypeScript | Language::Tsx => Family::EcmaScript,
+        }
+    }
+}
+
+/// What a capture name means (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Definition(SymbolKind),
+    Name,
+    Value,
+    Declaration,
+    Scope,
+    ScopeName,
+    Import(ImportKind),
+    ImportStatement,
+    Call,
+    CallArguments,
+    Extends,
+    Implements,
+    ImplTrait,
+    ImplType,
+    TypeCheckingCondition,
+    TypeCheckingBlock,
+    Ignored,
+}
+
+impl Role {
+    fn from_capture_name(name: &str) -> Option<Role> {
+        Some(match name {
+            "definition.module" => Role::Definition(SymbolKind::Module),
+            "definition.function" => Role::Definition(SymbolKind::Function),
+            "definition.method" => Role::Definition(SymbolKind::Method),
+            "definition.class" => Role::Definition(SymbolKind::Class),
+            "definition.struct" => Role::Definition(SymbolKind::Struct),
+            "definition.enum" => Role::Definition(SymbolKind::Enum),
+            "definition.trait" => Role::Definition(SymbolKind::Trait),
+            "definition.interface" => Role::Definition(SymbolKind::Interface),
+            "name" => Role::Name,
+            "value" => Role::Value,
+            "declaration" => Role::Declaration,
+            "scope" => Role::Scope,
+            "scope.name" => Role::ScopeName,
+            "import.import" => Role::Import(ImportKind::Import),
+            "import.reexport" => Role::Import(ImportKind::ReExport),
+            "import.use" => Role::Import(ImportKind::Use),
+            "import.mod" => Role::Import(ImportKind::Mod),
+            "import.statement" => Role::ImportStatement,
+            "call" => Role::Call,
+            "call.arguments" => Role::CallArguments,
+            "inherit.extends" => Role::Extends,
+            "inherit.implements" => Role::Implements,
+            "inherit.trait" => Role::ImplTrait,
+            "inherit.type" => Role::ImplType,
+            "type_checking.condition" => Role::TypeCheckingCondition,
+            "type_checking.block" => Role::TypeCheckingBlock,
+            _ if name.starts_with('_') => Role::Ignored,
+            _ => return None,
+        })
+    }
+}
+
+/// A language's grammar with its compiled query and the role of each capture index.
+struct Compiled {
+    grammar: tree_sitter::Language,
+    query: Query,
+    roles: Vec<Role>,
+}
+
+fn slot(lang: Language) -> usize {
+    match lang {
+        Language::Rust => 0,
+        Language::Python => 1,
+        Language::JavaScript => 2,
+        Language::TypeScript => 3,
+        Language::Tsx => 4,
+    }
+}
+
+/// The compiled query of `lang`, built on first use and shared by all threads.
+fn compiled(lang: Language) -> Result<&'static Compiled, LangError> {
+    static COMPILED: [OnceLock<Result<Compiled, String>>; 5] = [const { OnceLock::new() }; 5];
+    COMPILED[slot(lang)]
+        .get_or_init(|| compile(lang))
+        .as_ref()
+        .map_err(|message| LangError::Setup {
+            lang: lang.name(),
+            message: message.clone(),
+        })
+}
+
+fn compile(lang: Language) -> Result<Compiled, String> {
+    let (grammar, source): (tree_sitter::Language, &str) = match lang {
+        Language::Rust => (tree_sitter_rust::LANGUAGE.into(), RUST_QUERY),
+        Language::Python => (tree_sitter_python::LANGUAGE.into(), PYTHON_QUERY),
+        Language::JavaScript => (tree_sitter_javascript::LANGUAGE.into(), JAVASCRIPT_QUERY),
+        Language::TypeScript => (
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            TYPESCRIPT_QUERY,
+        ),
+        Language::Tsx => (
+            tree_sitter_typescript::LANGUAGE_TSX.into(),
+            TYPESCRIPT_QUERY,
+        ),
+    };
+    let query = Query::new(&grammar, source).map_err(|e| format!("query: {e}"))?;
+    let roles = query
+        .capture_names()
+        .iter()
+        .map(|name| Role::from_capture_name(name).ok_or_else(|| format!("unknown capture @{name}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Compiled {
+        grammar,
+        query,
+        roles,
+    })
+}
+
+/// Per-thread parsing state: one parser per language (switching a parser's language
+/// is not free) and a reusable query cursor.
+#[derive(Default)]
+struct Workspace {
+    parsers: [Option<Parser>; 5],
+    cursor: Option<QueryCursor>,
+}
+
+thread_local! {
+    static WORKSPACE: RefCell<Workspace> = RefCell::new(Workspace::default());
+}
+
+impl Workspace {
+    fn run(&mut self, lang: Language, source: &[u8]) -> Result<FileFacts, LangError> {
+        let compiled = compiled(lang)?;
+        let parser = match &mut self.parsers[slot(lang)] {
+            Some(parser) => parser,
+            empty => {
+                let mut parser = Parser::new();
+                parser
+                    .set_language(&compiled.grammar)
+                    .map_err(|e| LangError::Setup {
+                        lang: lang.name(),
+                        message: e.to_string(),
+                    })?;
+                empty.insert(parser)
+            }
+        };
+        let tree = parser
+            .parse(source, None)
+            .ok_or(LangError::Parse { lang: lang.name() })?;
+        let cursor = self.cursor.get_or_insert_with(QueryCursor::new);
+        Ok(collect(Family::of(lang), compiled, &tree, source, cursor))
+    }
+}
+
+pub(super) fn extract(lang: Language, source: &[u8]) -> Result<FileFacts, LangError> {
+    WORKSPACE
+        .try_with(|cell| match cell.try_borrow_mut() {
+            Ok(mut workspace) => workspace.run(lang, source),
+            // Unreachable in practice (extract does not re-enter itself); stay correct.
+            Err(_) => Workspace::default().run(lang, source),
+        })
+        // The thread is being torn down: use a throwaway workspace.
+        .unwrap_or_else(|_| Workspace::default().run(lang, source))
+}
+
+/// The captures of one query match, by role.
+#[derive(Default)]
+struct Parts<'t> {
+    definition: Option<(SymbolKind, Node<'t>)>,
+    name: Option<Node<'t>>,
+    value: Option<Node<'t>>,
+    declaration: Option<Node<'t>>,
+    scope: Option<Node<'t>>,
+    scope_name: Option<Node<'t>>,
+    import: Option<(ImportKind, Node<'t>)>,
+    import_statement: Option<Node<'t>>,
+    call: Option<Node<'t>>,
+    call_arguments: Option<Node<'t>>,
+    inherit: Option<(bool, Node<'t>)>,
+    impl_trait: Option<Node<'t>>,
+    impl_type: Option<Node<'t>>,
+    type_checking_condition: Option<Node<'t>>,
+    type_checking_block: Option<Node<'t>>,
+}
+
+impl<'t> Parts<'t> {
+    fn set(&mut self, role: Role, node: Node<'t>) {
+        match role {
+            Role::Definition(kind) => self.definition = Some((kind, node)),
+            Role::Name => self.name = Some(node),
+            Role::Value => self.value = Some(node),
+            Role::Declaration => self.declaration = Some(node),
+            Role::Scope => self.scope = Some(node),
+            Role::ScopeName => self.scope_name = Some(node),
+            Role::Import(kind) => self.import = Some((kind, node)),
+            Role::ImportStatement => self.import_statement = Some(node),
+            Role::Call => self.call = Some(node),
+            Role::CallArguments => self.call_arguments = Some(node),
+            Role::Extends => self.inherit = Some((false, node)),
+            Role::Implements => self.inherit = Some((true, node)),
+            Role::ImplTrait => self.impl_trait = Some(node),
+            Role::ImplType => self.impl_type = Some(node),
+            Role::TypeCheckingCondition => self.type_checking_condition = Some(node),
+            Role::TypeCheckingBlock => self.type_checking_block = Some(node),
+            Role::Ignored => {}
+        }
+    }
+}
+
+/// A callee taken apart: the called name and what precedes it.
+struct Callee<'t> {
+    name: Node<'t>,
+    qualifier: Option<Node<'t>>,
+}
+
+/// A call found by the query, before its enclosing symbol is known.
+struct PendingCall {
+    position: u32,
+    name: String,
+    qualifier: Option<String>,
+    line: u32,
+}
+
+/// A base named in a class/interface header, before its owner is known.
+struct PendingInherit {
+    position: u32,
+    name: String,
+    implements: bool,
+    line: u32,
+}
+
+/// A Rust `impl Trait for Type`, before `Type` is looked up among the symbols.
+struct PendingImpl {
+    position: u32,
+    trait_name: String,
+    type_name: String,
+    line: u32,
+}
+
+/// Accumulates the facts of one file while the query runs.
+struct Collector<'s, 't> {
+    family: Family,
+    source: &'s [u8],
+    cursor: TreeCursor<'t>,
+    definitions: Vec<Definition>,
+    imports: Vec<(u32, ImportRef)>,
+    calls: Vec<PendingCall>,
+    inherits: Vec<PendingInherit>,
+    impls: Vec<PendingImpl>,
+    type_checking: Vec<(u32, u32)>,
+}
+
+fn collect(
+    family: Family,
+    compiled: &Compiled,
+    tree: &Tree,
+    source: &[u8],
+    query_cursor: &mut QueryCursor,
+) -> FileFacts {
+    let root = tree.root_node();
+    let mut collector = Collector {
+        family,
+        source,
+        cursor: root.walk(),
+        definitions: Vec::new(),
+        imports: Vec::new(),
+        calls: Vec::new(),
+        inherits: Vec::new(),
+        impls: Vec::new(),
+        type_checking: Vec::new(),
+    };
+    let mut matches = query_cursor.matches(&compiled.query, root, source);
+    while let Some(m) = matches.next() {
+        let mut parts = Parts::default();
+        for capture in m.captures() {
+            if let Some(role) = compiled.roles.get(capture.index as usize) {
+                parts.set(*role, capture.node);
+            }
+        }
+        collector.add(parts);
+    }
+    collector.finish(root.has_error())
+}
+
+/// 1-based line of a byte position's row.
+fn line_of(row: usize) -> u32 {
+    u32::try_from(row).unwrap_or(u32::MAX - 1) + 1
+}
+
+fn offset(byte: usize) -> u32 {
+    u32::try_from(byte).unwrap_or(u32::MAX)
+}
+
+impl<'s, 't> Collector<'s, 't> {
+    fn text(&self, node: Node) -> String {
+        text::node_text(self.source, node)
+    }
+
+    /// A symbol's or callee's name: quotes dropped (`'key'() {}`, `declare module "m"`)
+    /// and, in the JavaScript family, the `#` of private members (`#run` is `run`, as
+    /// universal-ctags names it; the signature keeps the `#`).
+    fn name(&self, node: Node) -> String {
+        let name = text::unquoted(text::collapsed(self.source, node, MAX_NAME_CHARS));
+        match name.strip_prefix('#') {
+            Some(bare) if self.family == Family::EcmaScript => bare.to_string(),
+            _ => name,
+        }
+    }
+
+    fn add(&mut self, parts: Parts<'t>) {
+        if let Some((kind, node)) = parts.definition {
+            self.add_definition(kind, node, &parts);
+        } else if let (Some(scope), Some(name)) = (parts.scope, parts.scope_name) {
+            let name = rust::type_name(name, self.source)
+                .unwrap_or_else(|| text::collapsed(self.source, name, MAX_NAME_CHARS));
+            self.definitions.push(Definition::scope(scope, name));
+        } else if let Some((kind, node)) = parts.import {
+            self.add_import(kind, node, parts.import_statement.unwrap_or(node));
+        } else if let Some(callee) = parts.call {
+            self.add_call(callee, parts.call_arguments);
+        } else if let Some((implements, base)) = parts.inherit {
+            let name = match self.family {
+                Family::Python => python::base_name(base, self.source),
+                Family::EcmaScript => ecmascript::base_name(base, self.source),
+                Family::Rust => None,
+            };
+            if let Some(name) = name {
+                self.inherits.push(PendingInherit {
+                    position: offset(base.start_byte()),
+                    name,
+                    implements,
+                    line: line_of(base.start_position().row),
+                });
+            }
+        } else if let (Some(trait_node), Some(type_node)) = (parts.impl_trait, parts.impl_type) {
+            if let (Some(trait_name), Some(type_name)) = (
+                rust::type_name(trait_node, self.source),
+                rust::type_name(type_node, self.source),
+            ) {
+                self.impls.push(PendingImpl {
+                    position: offset(trait_node.start_byte()),
+                    trait_name,
+                    type_name,
+                    line: line_of(trait_node.start_position().row),
+                });
+            }
+        } else if let (Some(condition), Some(block)) =
+            (parts.type_checking_condition, parts.type_checking_block)
+        {
+            if python::is_type_checking(condition, self.source) {
+                self.type_checking
+                    .push((offset(block.start_byte()), offset(block.end_byte())));
+            }
+        }
+    }
+
+    fn add_definition(&mut self, kind: SymbolKind, node: Node<'t>, parts: &Parts<'t>) {
+        let Some(name_node) = parts.name else { return };
+        let mut name = self.name(name_node);
+        if self.family == Family::EcmaScript && name == "exports" {
+            // `module.exports = function foo () {}`: the function's own name, if any.
+            match parts
+                .value
+                .and_then(|value| value.child_by_field_name("name"))
+            {
+                Some(own) => name = self.name(own),
+                None => return,
+            }
+        }
+        if name.is_empty() {
+            return;
+        }
+        let head = parts.value.unwrap_or(node);
+        let signature_start = parts.declaration.unwrap_or(node).start_byte();
+        let signature_end = text::head_end(head, &mut self.cursor).unwrap_or(node.end_byte());
+        let signature = text::signature(self.source, signature_start, signature_end);
+        self.definitions
+            .push(Definition::symbol(kind, node, name, signature));
+    }
+
+    fn add_import(&mut self, kind: ImportKind, node: Node<'t>, statement: Node<'t>) {
+        let position = offset(statement.start_byte());
+        let line = line_of(statement.start_position().row);
+        let plain = |specifier: String| ImportRef {
+            kind,
+            specifier,
+            names: Vec::new(),
+            line,
+            type_checking: false,
+        };
+        match (self.family, kind) {
+            (Family::Rust, ImportKind::Use) => {
+                let mut paths = Vec::new();
+                rust::use_paths(node, self.source, &mut paths);
+                for path in paths {
+                    self.imports.push((position, plain(path)));
+                }
+            }
+            (Family::Rust, _) => {
+                let name = self.text(node);
+                self.imports.push((position, plain(name)));
+            }
+            (Family::Python, _) => {
+                for (specifier, names) in python::imports(node, self.source, &mut self.cursor) {
+                    let import = ImportRef {
+                        names,
+                        ..plain(specifier)
+                    };
+                    self.imports.push((position, import));
+                }
+            }
+            (Family::EcmaScript, _) => {
+                if let Some(specifier) = ecmascript::string_value(node, self.source) {
+                    self.imports.push((position, plain(specifier)));
+                }
+            }
+        }
+    }
+
+    fn add_call(&mut self, callee: Node<'t>, arguments: Option<Node<'t>>) {
+        let parsed = match self.family {
+            Family::Rust => rust::callee(callee),
+            Family::Python => python::callee(callee),
+            Family::EcmaScript => match ecmascript::call_site(callee, arguments, self.source) {
+                ecmascript::CallSite::Call(parsed) => Some(parsed),
+                ecmascript::CallSite::Import(kind, specifier) => {
+                    let line = line_of(callee.start_position().row);
+                    let import = ImportRef {
+                        kind,
+                        specifier,
+                        names: Vec::new(),
+                        line,
+                        type_checking: false,
+                    };
+                    self.imports.push((offset(callee.start_byte()), import));
+                    None
+                }
+                ecmascript::CallSite::Other => None,
+            },
+        };
+        let Some(Callee { name, qualifier }) = parsed else {
+            return;
+        };
+        let name_text = self.name(name);
+        if name_text.is_empty() {
+            return;
+        }
+        self.calls.push(PendingCall {
+            position: offset(callee.start_byte()),
+            name: name_text,
+            qualifier: qualifier
+                .map(|q| text::collapsed(self.source, q, MAX_QUALIFIER_CHARS))
+                .filter(|q| !q.is_empty()),
+            line: line_of(name.start_position().row),
+        });
+    }
+
+    fn finish(mut self, has_errors: bool) -> FileFacts {
+        let symbols = outline::symbols(std::mem::take(&mut self.definitions));
+
+        let owners = Owners::new(&symbols);
+        self.calls.sort_by_key(|call| call.position);
+        let mut locator = Locator::new(&symbols);
+        let calls = self
+            .calls
+            .into_iter()
+            .map(|call| CallRef {
+                enclosing: locator
+                    .innermost(call.position)
+                    .and_then(|index| owners.code(index)),
+                name: call.name,
+                qualifier: call.qualifier,
+                line: call.line,
+            })
+            .collect();
+
+        // Class headers, and Rust impls matched to a struct/enum of this file.
+        let mut inherits: Vec<(u32, InheritRef)> = Vec::new();
+        self.inherits.sort_by_key(|inherit| inherit.position);
+        let mut locator = Locator::new(&symbols);
+        for inherit in self.inherits {
+            let owner = locator
+                .innermost(inherit.position)
+                .and_then(|index| owners.type_like(index));
+            if let Some(symbol) = owner {
+                inherits.push((
+                    inherit.position,
+                    InheritRef {
+                        symbol,
+                        name: inherit.name,
+                        implements: inherit.implements,
+                        line: inherit.line,
+                    },
+                ));
+            }
+        }
+        self.impls.sort_by_key(|pending| pending.position);
+        let types = TypeIndex::new(&symbols);
+        let mut locator = Locator::new(&symbols);
+        for pending in self.impls {
+            let container = locator.innermost(pending.position);
+            if let Some(symbol) = types.find(container, &pending.type_name) {
+                inherits.push((
+                    pending.position,
+                    InheritRef {
+                        symbol,
+                        name: pending.trait_name,
+                        implements: true,
+                        line: pending.line,
+                    },
+                ));
+            }
+        }
+        inherits.sort_by_key(|(position, _)| *position);
+
+        self.imports.sort_by_key(|(position, _)| *position);
+        let mut blocks = outline::disjoint(self.type_checking).into_iter().peekable();
+        let imports = self
+            .imports
+            .into_iter()
+            .map(|(position, mut import)| {
+                while blocks.next_if(|&(_, end)| end <= position).is_some() {}
+                import.type_checking = blocks.peek().is_some_and(|&(start, _)| start <= position);
+                import
+            })
+            .collect();
+
+        FileFacts {
+            symbols,
+            imports,
+            calls,
+            inherits: inherits.into_iter().map(|(_, inherit)| inherit).collect(),
+            has_errors,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""End-to-end check of `constellation serve` with the official Python MCP SDK.
+
+What it checks: the real binary, spoken to over stdio by the reference client
+(`pip install mcp`), the way an agent would:
+  1. spawn `constellation serve ROOT [--db FILE]` and `initialize` (prints the server info);
+  2. `tools/list`: prints every tool's name and inputSchema; constellation_get_graph_summary
+     must be there;
+  3. call constellation_get_graph_summary {}: must not be an error; the summary is read from
+     structuredContent (else from the JSON text); prints fileCount, dependencyCount, the
+     top hubs, cycles and orphans counts; fileCount must be a positive integer;
+  4. call it with a bad argument, {"forceRefresh": "yes"}: must come back as a tool error
+     (`isError: true`, SPEC section 5), not as a JSON-RPC error and not as a success.
+
+How to run (after `cargo build --release`):
+
+    pip install mcp
+    python3 bench/mcp_client.py ROOT [--db FILE] [--timeout 600]
+
+The binary is $CONSTELLATION_BIN, else target/release/constellation of this repository.
+Without --db the server uses its default, ROOT/.constellation/index.db. The first summary
+may index ROOT, hence the generous default timeout.
+
+What it prints: one line per step, then `mcp client: all checks passed`. Exit status: 0 when
+every step passed, 1 on any failure (with the reason), 2 when the `mcp` package is missing
+or the binary is not built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOL = "constellation_get_graph_summary"
+
+try:
+    import anyio
+    import mcp
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+except ImportError:
+    print(
+        "the official MCP Python SDK is not installed: run `python3 -m pip install mcp` "
+        "(or `pip install mcp`) and try again",
+        file=sys.stderr,
+    )
+    sys.exit(2)
+
+# The SDK's JSON-RPC error exception: MCPError in 2.x, McpError in 1.x.
+RPC_ERROR = getattr(mcp, "MCPError", None) or getattr(mcp, "McpError", None)
+if RPC_ERROR is None:
+    try:
+        from mcp.shared.exceptions import McpError as RPC_ERROR  # type: ignore[no-redef]
+    except ImportError:  # pragma: no cover - unknown SDK layout
+        RPC_ERROR = Exception
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def field(obj, snake: str, camel: str):
+    """A result field: snake_case in SDK 2.x, camelCase in 1.x."""
+    if hasattr(obj, snake):
+        return getattr(obj, snake)
+    return getattr(obj, camel, None)
+
+
+def constellation_bin() -> str:
+    env = os.environ.get("CONSTELLATION_BIN")
+    if env:
+        return env
+    rel = os.path.join("target", "release", "constellation")
+    return os.path.abspath(rel) if os.path.exists(rel) else os.path.join(REPO, rel)
+
+
+async def with_timeout(awaitable, seconds: float):
+    """Awaits in the current task (anyio cancel scopes are bound to it); TimeoutError after `seconds`."""
+    with anyio.fail_after(seconds):
+        return await awaitable
+
+
+def leaf_exceptions(e: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, which anyio task groups raise."""
+    if isinstance(e, BaseExceptionGroup):
+        return [leaf for inner in e.exceptions for leaf in leaf_exceptions(inner)]
+    return [e]
+
+
+def text_of(result) -> str:
+    parts = []
+    for item in field(result, "content", "content") or []:
+        text = getattr(item, "text", None)
+        if text is not None:
+            parts.append(text)
+    return "\n".join(parts)
+
+
+async def run(args) -> None:
+    exe = constellation_bin()
+    cmd_args = ["serve", args.root] + (["--db", args.db] if args.db else [])
+    print(f"$ {exe} {' '.join(cmd_args)}", flush=True)
+    params = StdioServerParameters(command=exe, args=cmd_args)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await with_timeout(session.initialize(), args.timeout)
+            info = field(init, "server_info", "serverInfo")
+            version = field(init, "protocol_version", "protocolVersion")
+            print(f"initialize: server {getattr(info, 'name', '?')} {getattr(info, 'version', '?')}, protocol {version}")
+
+            listed = await with_timeout(session.list_tools(), args.timeout)
+            tools = {t.name: t for t in listed.tools}
+            print(f"tools/list: {len(tools)} tools")
+            for name, tool in sorted(tools.items()):
+                schema = field(tool, "input_schema", "inputSchema")
+                print(f"  {name}: {json.dumps(schema, sort_keys=True)}")
+            if TOOL not in tools:
+                raise CheckFailed(f"{TOOL} is not among the listed tools")
+
+            result = await with_timeout(session.call_tool(TOOL, {}), args.timeout)
+            if field(result, "is_error", "isError"):
+                raise CheckFailed(f"{TOOL} {{}} returned a tool error: {text_of(result)[:1000]}")
+            summary = field(result, "structured_content", "structuredContent")
+            source = "structuredContent"
+            if not summary:
+                source = "text content"
+                try:
+                    summary = json.loads(text_of(result))
+                except json.JSONDecodeError as e:
+                    raise CheckFailed(f"{TOOL} returned neither structuredContent nor JSON text: {e}")
+            metrics = summary.get("metrics") or {}
+            insights = summary.get("insights") or {}
+            file_count = metrics.get("fileCount")
+            print(f"{TOOL} {{}} (from {source}):")
+            print(f"  fileCount {file_count}, dependencyCount {metrics.get('dependencyCount')}")
+            print(f"  fileTypeBreakdown {json.dumps(metrics.get('fileTypeBreakdown'), sort_keys=True)}")
+            for hub in (insights.get("topHubs") or [])[:10]:
+                print(f"  hub {hub.get('connectionCount'):>5}  {hub.get('id')}")
+            print(f"  {len(insights.get('circularDependencies') or [])} cycles, "
+                  f"{len(insights.get('orphanFiles') or [])} orphan files, metadata {json.dumps(summary.get('metadata'))}")
+            if not isinstance(file_count, int) or isinstance(file_count, bool) or file_count <= 0:
+                raise CheckFailed(f"metrics.fileCount is {file_count!r}, expected a positive integer")
+
+            bad = {"forceRefresh": "yes"}
+            try:
+                result = await with_timeout(session.call_tool(TOOL, bad), args.timeout)
+            except RPC_ERROR as e:  # type: ignore[misc]
+                raise CheckFailed(
+                    f"{TOOL} {json.dumps(bad)} was answered with a JSON-RPC error ({e}); "
+                    "SPEC section 5 wants a tool result with isError: true"
+                )
+            message = text_of(result)
+            if not field(result, "is_error", "isError"):
+                raise CheckFailed(f"{TOOL} {json.dumps(bad)} succeeded; expected isError: true")
+            print(f"{TOOL} {json.dumps(bad)}: isError true: {message[:300]}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("root")
+    ap.add_argument("--db", help="index database (default: the server's, ROOT/.constellation/index.db)")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds allowed for each request (default 600)")
+    args = ap.parse_args()
+    args.root = os.path.abspath(args.root)
+    if args.db:
+        args.db = os.path.abspath(args.db)
+    exe = constellation_bin()
+    if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+        print(f"constellation binary not found at {exe}: run `cargo build --release` or set CONSTELLATION_BIN",
+              file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(run(args))
+    except Exception as group:  # a check, a timeout, the server dying, the transport breaking
+        for e in leaf_exceptions(group):
+            if isinstance(e, CheckFailed):
+                print(f"FAILED: {e}", file=sys.stderr)
+            elif isinstance(e, TimeoutError):
+                print(f"FAILED: no answer within {args.timeout} s", file=sys.stderr)
+            else:
+                print(f"FAILED: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    print("mcp client: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Indexing speed and memory of Constellation next to universal-ctags, on one corpus.
+
+What it measures, side by side in one run, each step --runs times (median reported):
+  1. ctags      `ctags -R -f - CORPUS > /dev/null`: wall time of a peer that parses every
+                file (`-f /dev/null` fails at the end: ctags cannot truncate /dev/null).
+  2. full       `constellation index CORPUS --db DB --full --json` into a fresh database
+                (DB in a temporary directory outside the corpus): wall time and the peak
+                resident set size of that one child process (ru_maxrss from os.wait4).
+  3. no change  the same command without --full, nothing changed on disk: the cost of
+                stat-ing the tree; checks that `filesParsed` is 0.
+  4. one file   append a comment line to one mid-sized .py file (the median .py by size),
+                re-index incrementally; checks that `filesParsed` is 1. The file is put
+                back as it was (content and mtime) at the end.
+
+How to run (after `cargo build --release`):
+
+    python3 bench/speed.py [--corpus DIR] [--runs 3]
+
+Without --corpus, the Python standard library (sysconfig "stdlib", without site-packages,
+__pycache__ and *.pyc) is copied into a temporary directory and removed afterwards. The
+binary is $CONSTELLATION_BIN, else target/release/constellation of this repository.
+
+What it prints: the corpus (path, files and bytes, skipping hidden entries), a table with
+one row per step (command, median/min/max wall seconds, peak RSS MiB of the child), the
+ratios index/ctags, no-change/full and one-file/full, and the two filesParsed checks.
+Exit status: 0 when every command succeeded and both checks held, 1 otherwise, 2 on a
+setup error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def die(msg: str, code: int = 2) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def constellation_bin() -> str:
+    env = os.environ.get("CONSTELLATION_BIN")
+    if env:
+        return env
+    rel = os.path.join("target", "release", "constellation")
+    return os.path.abspath(rel) if os.path.exists(rel) else os.path.join(REPO, rel)
+
+
+def measure(cmd: list[str], workdir: str, discard_stdout: bool = False) -> tuple[float, int, int, str, str]:
+    """Runs cmd; returns (wall seconds, peak RSS KiB of that process, exit code, stdout, stderr tail)."""
+    out_path = os.devnull if discard_stdout else os.path.join(workdir, "stdout")
+    err_path = os.path.join(workdir, "stderr")
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        # os.wait4 gives the rusage of this one child (RUSAGE_CHILDREN would be the maximum
+        # over every child reaped so far, ctags included).
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped; keep Popen quiet
+    with open(out_path, "rb") as f:
+        stdout = f.read().decode(errors="replace")
+    with open(err_path, "rb") as f:
+        stderr = f.read().decode(errors="replace")[-2000:]
+    return wall, usage.ru_maxrss, proc.returncode, stdout, stderr
+
+
+def corpus_stats(corpus: str) -> tuple[int, int, list[tuple[int, str]]]:
+    """Files and bytes under corpus (hidden entries skipped), and the .py files as (size, path)."""
+    files = 0
+    size = 0
+    py = []
+    for d, dirs, names in os.walk(corpus):
+        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+        for name in names:
+            if name.startswith("."):
+                continue
+            path = os.path.join(d, name)
+            if not os.path.isfile(path) or os.path.islink(path):
+                continue
+            st = os.stat(path)
+            files += 1
+            size += st.st_size
+            if name.endswith(".py"):
+                py.append((st.st_size, path))
+    py.sort()
+    return files, size, py
+
+
+def copy_stdlib(dest: str) -> str:
+    src = sysconfig.get_paths()["stdlib"]
+    dst = os.path.join(dest, "cpython-stdlib")
+    print(f"copying {src} -> {dst} (without site-packages, __pycache__, *.pyc)", flush=True)
+    shutil.copytree(
+        src, dst, symlinks=True, ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc")
+    )
+    return dst
+
+
+def index_json(stdout: str) -> dict:
+    for line in reversed(stdout.strip().splitlines()):
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", help="directory to index (default: a temporary copy of the Python stdlib)")
+    ap.add_argument("--runs", type=int, default=3, help="runs of each step; the median is reported (default 3)")
+    args = ap.parse_args()
+    if args.runs < 1:
+        die("--runs must be at least 1")
+
+    exe = constellation_bin()
+    if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+        die(f"constellation binary not found at {exe}: run `cargo build --release` or set CONSTELLATION_BIN")
+    ctags = shutil.which("ctags")
+    if not ctags:
+        die("ctags not found: apt-get install -y universal-ctags")
+
+    work = tempfile.mkdtemp(prefix="constellation-speed-")
+    try:
+        if args.corpus:
+            corpus = os.path.abspath(args.corpus)
+            if not os.path.isdir(corpus):
+                die(f"{corpus} is not a directory")
+        else:
+            corpus = copy_stdlib(work)
+        files, size, py = corpus_stats(corpus)
+        if not py:
+            die(f"no .py file under {corpus} for the one-file-change step")
+        probe_size, probe = py[len(py) // 2]
+        db = os.path.join(work, "db", "index.db")
+        os.makedirs(os.path.dirname(db))
+
+        steps = {
+            "ctags": [ctags, "-R", "-f", "-", corpus],
+            "full": [exe, "index", corpus, "--db", db, "--full", "--json"],
+            "no change": [exe, "index", corpus, "--db", db, "--json"],
+            "one file": [exe, "index", corpus, "--db", db, "--json"],
+        }
+        walls: dict[str, list[float]] = {k: [] for k in steps}
+        rss: dict[str, list[int]] = {k: [] for k in steps}
+        parsed: dict[str, list] = {"no change": [], "one file": []}
+        seen = None
+        failures = []
+
+        original = open(probe, "rb").read()
+        st = os.stat(probe)
+        try:
+            for run in range(1, args.runs + 1):
+                for f in (db, db + "-wal", db + "-shm"):
+                    if os.path.exists(f):
+                        os.remove(f)
+                for step, cmd in steps.items():
+                    if step == "one file":
+                        with open(probe, "ab") as f:
+                            f.write((b"" if original.endswith(b"\n") else b"\n") + f"# speed.py probe, run {run}\n".encode())
+                    wall, maxrss, code, stdout, stderr = measure(cmd, work, discard_stdout=step == "ctags")
+                    if step == "one file":
+                        with open(probe, "wb") as f:
+                            f.write(original)
+                    print(f"run {run}: {step:<9} {wall:8.3f} s  {maxrss / 1024:8.1f} MiB  exit {code}", flush=True)
+                    if code != 0:
+                        failures.append(f"run {run} {step}: exit {code}: {stderr.strip()[-500:]}")
+                        continue
+                    walls[step].append(wall)
+                    rss[step].append(maxrss)
+                    if step != "ctags":
+                        stats = index_json(stdout)
+                        if not stats:
+                            failures.append(f"run {run} {step}: no JSON object on stdout: {stdout[:200]!r}")
+                        if step == "full":
+                            seen = stats.get("filesSeen", seen)
+                        if step in parsed:
+                            parsed[step].append(stats.get("filesParsed"))
+        finally:
+            with open(probe, "wb") as f:
+                f.write(original)
+            os.utime(probe, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+        def med(step: str) -> float | None:
+            return statistics.median(walls[step]) if walls[step] else None
+
+        print()
+        print(f"corpus:   {corpus}")
+        print(f"files:    {files} ({size} bytes = {size / 2**20:.1f} MiB; hidden entries skipped)"
+              + (f"; constellation filesSeen {seen}" if seen is not None else ""))
+        print(f"probe:    {os.path.relpath(probe, corpus)} ({probe_size} bytes, the median .py of {len(py)})")
+        print(f"runs:     {args.runs} (median, min, max wall seconds; peak RSS = max over runs of the child's ru_maxrss)")
+        print()
+        print(f"{'step':<10} {'median s':>9} {'min s':>8} {'max s':>8} {'peak RSS MiB':>13}  command")
+        for step, cmd in steps.items():
+            w = walls[step]
+            shown = " ".join(cmd).replace(corpus, "CORPUS").replace(db, "DB") + (" > /dev/null" if step == "ctags" else "")
+            if w:
+                print(f"{step:<10} {med(step):>9.3f} {min(w):>8.3f} {max(w):>8.3f} {max(rss[step]) / 1024:>13.1f}  {shown}")
+            else:
+                print(f"{step:<10} {'failed':>9} {'':>8} {'':>8} {'':>13}  {shown}")
+        print()
+        ratios = []
+        for label, a, b in (("index --full / ctags", "full", "ctags"), ("no change / full", "no change", "full"),
+                            ("one file / full", "one file", "full")):
+            if med(a) is not None and med(b):
+                ratios.append(f"{label} = {med(a) / med(b):.2f}")
+        print("ratios:   " + "; ".join(ratios))
+
+        checks = [("no change: filesParsed == 0", "no change", 0), ("one file: filesParsed == 1", "one file", 1)]
+        for label, step, want in checks:
+            got = parsed[step]
+            ok = bool(got) and all(v == want for v in got)
+            print(f"check:    {label}: {'ok' if ok else 'FAILED'} (per run: {got})")
+            if not ok:
+                failures.append(f"{label}: got {got}")
+        for failure in failures:
+            print(f"FAILED:   {failure}")
+        return 1 if failures else 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,785 @@
+//! Exact answers on small sources, one group per language, plus robustness checks and
+//! an ignored throughput benchmark on the Python standard library.
+
+use super::super::{
+    extract, CallRef, FileFacts, ImportKind, ImportRef, InheritRef, Language, SymbolKind,
+};
+
+fn facts(lang: Language, source: &str) -> FileFacts {
+    match extract(lang, source.as_bytes()) {
+        Ok(facts) => facts,
+        Err(e) => panic!("extract failed: {e}"),
+    }
+}
+
+/// `(kind, qualified_name, start_line, end_line, parent)` per symbol.
+fn outline(facts: &FileFacts) -> Vec<(SymbolKind, &str, u32, u32, Option<usize>)> {
+    facts
+        .symbols
+        .iter()
+        .map(|s| {
+            (
+                s.kind,
+                s.qualified_name.as_str(),
+                s.start_line,
+                s.end_line,
+                s.parent,
+            )
+        })
+        .collect()
+}
+
+fn signatures(facts: &FileFacts) -> Vec<&str> {
+    facts.symbols.iter().map(|s| s.signature.as_str()).collect()
+}
+
+fn specifiers(facts: &FileFacts) -> Vec<(ImportKind, &str, u32)> {
+    facts
+        .imports
+        .iter()
+        .map(|i| (i.kind, i.specifier.as_str(), i.line))
+        .collect()
+}
+
+/// `(name, qualifier, line, enclosing)` per call.
+fn calls(facts: &FileFacts) -> Vec<(&str, Option<&str>, u32, Option<usize>)> {
+    facts
+        .calls
+        .iter()
+        .map(|c: &CallRef| (c.name.as_str(), c.qualifier.as_deref(), c.line, c.enclosing))
+        .collect()
+}
+
+fn inherits(facts: &FileFacts) -> Vec<(usize, &str, bool, u32)> {
+    facts
+        .inherits
+        .iter()
+        .map(|i: &InheritRef| (i.symbol, i.name.as_str(), i.implements, i.line))
+        .collect()
+}
+
+use SymbolKind::{Class, Enum, Function, Interface, Method, Module, Struct, Trait};
+
+const RUST: &str = r#"use crate::a::{b, c::{D, e as f}, self};
+use super::*;
+pub use x::y as z;
+mod m;
+mod n {
+    pub struct Foo<T> {
+        x: T,
+    }
+    impl<T> Foo<T> {
+        /// Makes one.
+        pub fn new() -> Self { Self::make(); helper(); Vec::<u8>::new() }
+    }
+    impl fmt::Display for Foo<u8> {
+        fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, "{}", g()) }
+    }
+}
+pub trait Shape: Clone {
+    fn area(&self) -> f64;
+    fn twice(&self) -> f64 { self.area() * 2.0 }
+}
+enum E { A, B }
+impl Shape for E { fn area(&self) -> f64 { 1.0 } }
+union U { a: u32 }
+pub(crate) async fn free<T>(x: T)
+where
+    T: Clone,
+{
+    fn inner() {}
+    x.clone().into::<u8>();
+}
+"#;
+
+#[test]
+fn rust_symbols_nest_with_impl_scopes() {
+    let facts = facts(Language::Rust, RUST);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Module, "n", 5, 16, None),
+            (Struct, "n::Foo", 6, 8, Some(0)),
+            (Method, "n::Foo::new", 11, 11, Some(0)),
+            (Method, "n::Foo::fmt", 14, 14, Some(0)),
+            (Trait, "Shape", 17, 20, None),
+            (Method, "Shape::area", 18, 18, Some(4)),
+            (Method, "Shape::twice", 19, 19, Some(4)),
+            (Enum, "E", 21, 21, None),
+            (Method, "E::area", 22, 22, None),
+            (Struct, "U", 23, 23, None),
+            (Function, "free", 24, 30, None),
+            (Function, "free::inner", 28, 28, Some(10)),
+        ]
+    );
+    assert_eq!(facts.symbols[2].name, "new");
+    assert_eq!(
+        signatures(&facts),
+        vec![
+            "mod n",
+            "pub struct Foo<T>",
+            "pub fn new() -> Self",
+            "fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result",
+            "pub trait Shape: Clone",
+            "fn area(&self) -> f64",
+            "fn twice(&self) -> f64",
+            "enum E",
+            "fn area(&self) -> f64",
+            "union U",
+            "pub(crate) async fn free<T>(x: T) where T: Clone,",
+            "fn inner()",
+        ]
+    );
+    assert!(!facts.has_errors);
+}
+
+#[test]
+fn rust_use_trees_expand_to_leaves() {
+    let facts = facts(Language::Rust, RUST);
+    assert_eq!(
+        specifiers(&facts),
+        vec![
+            (ImportKind::Use, "crate::a::b", 1),
+            (ImportKind::Use, "crate::a::c::D", 1),
+            (ImportKind::Use, "crate::a::c::e", 1),
+            (ImportKind::Use, "crate::a", 1),
+            (ImportKind::Use, "super::*", 2),
+            (ImportKind::Use, "x::y", 3),
+            (ImportKind::Mod, "m", 4),
+        ]
+    );
+    assert!(facts
+        .imports
+        .iter()
+        .all(|i| i.names.is_empty() && !i.type_checking));
+}
+
+#[test]
+fn rust_calls_skip_macros() {
+    let facts = facts(Language::Rust, RUST);
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("make", Some("Self"), 11, Some(2)),
+            ("helper", None, 11, Some(2)),
+            ("new", Some("Vec::<u8>"), 11, Some(2)),
+            ("area", Some("self"), 19, Some(6)),
+            ("into", Some("x.clone()"), 29, Some(10)),
+            ("clone", Some("x"), 29, Some(10)),
+        ]
+    );
+}
+
+#[test]
+fn rust_impl_trait_for_local_type_inherits() {
+    let facts = facts(Language::Rust, RUST);
+    assert_eq!(
+        inherits(&facts),
+        vec![(1, "Display", true, 13), (7, "Shape", true, 22)]
+    );
+    // A type defined elsewhere yields nothing; a local one in a module is preferred.
+    let facts = self::facts(
+        Language::Rust,
+        "struct A;\nmod m { struct A; impl x::T<u8> for A {} }\nimpl Clone for Remote {}\n",
+    );
+    assert_eq!(inherits(&facts), vec![(2, "T", true, 2)]);
+}
+
+const PYTHON: &str = r#"import a.b, c as d
+from ..x import y as z, w
+from . import m
+from x import *
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from q import R
+if typing.TYPE_CHECKING:
+    import s
+else:
+    import t
+
+class Outer(Base, mod.Mixin, Generic[T], metaclass=Meta):
+    """Doc."""
+    x = helper()
+
+    @decorator(arg)
+    def method(self, a,
+               b=1) -> int:  # comment
+        def inner():
+            return self.other.call(a)
+        return inner()
+
+    class Inner:
+        def m(self): pass
+
+    sq = lambda self: self.x ** 2
+
+def f():
+    try:
+        import json
+    except ImportError:
+        pass
+    return obj.attr.method(1)(2)
+
+@dataclass
+class D(Outer.Inner): pass
+"#;
+
+#[test]
+fn python_symbols_qualify_through_parents() {
+    let facts = facts(Language::Python, PYTHON);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Class, "Outer", 13, 27, None),
+            (Method, "Outer::method", 18, 22, Some(0)),
+            (Function, "Outer::method::inner", 20, 21, Some(1)),
+            (Class, "Outer::Inner", 24, 25, Some(0)),
+            (Method, "Outer::Inner::m", 25, 25, Some(3)),
+            (Method, "Outer::sq", 27, 27, Some(0)),
+            (Function, "f", 29, 34, None),
+            (Class, "D", 37, 37, None),
+        ]
+    );
+    assert_eq!(
+        signatures(&facts),
+        vec![
+            "class Outer(Base, mod.Mixin, Generic[T], metaclass=Meta)",
+            "def method(self, a, b=1) -> int",
+            "def inner()",
+            "class Inner",
+            "def m(self)",
+            "sq = lambda self",
+            "def f()",
+            "class D(Outer.Inner)",
+        ]
+    );
+}
+
+#[test]
+fn python_imports_keep_dots_names_and_type_checking() {
+    let facts = facts(Language::Python, PYTHON);
+    let imports: Vec<(&str, Vec<&str>, u32, bool)> = facts
+        .imports
+        .iter()
+        .map(|i: &ImportRef| {
+            assert_eq!(i.kind, ImportKind::Import);
+            (
+                i.specifier.as_str(),
+                i.names.iter().map(String::as_str).collect(),
+                i.line,
+                i.type_checking,
+            )
+        })
+        .collect();
+    assert_eq!(
+        imports,
+        vec![
+            ("a.b", vec![], 1, false),
+            ("c", vec![], 1, false),
+            ("..x", vec!["y", "w"], 2, false),
+            (".", vec!["m"], 3, false),
+            ("x", vec!["*"], 4, false),
+            ("typing", vec!["TYPE_CHECKING"], 5, false),
+            ("q", vec!["R"], 7, true),
+            ("s", vec![], 9, true),
+            ("t", vec![], 11, false),
+            ("json", vec![], 31, false),
+        ]
+    );
+}
+
+#[test]
+fn python_calls_and_bases() {
+    let facts = facts(Language::Python, PYTHON);
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("helper", None, 15, Some(0)),
+            ("decorator", None, 17, Some(0)),
+            ("call", Some("self.other"), 21, Some(2)),
+            ("inner", None, 22, Some(1)),
+            ("method", Some("obj.attr"), 34, Some(6)),
+        ]
+    );
+    assert_eq!(
+        inherits(&facts),
+        vec![
+            (0, "Base", false, 13),
+            (0, "Mixin", false, 13),
+            (0, "Generic", false, 13),
+            (7, "Inner", false, 37),
+        ]
+    );
+}
+
+#[test]
+fn python_decorated_definition_starts_at_def_line() {
+    let facts = facts(
+        Language::Python,
+        "class A:\n    @property\n    @other\n    async def p(self):\n        return 1\n",
+    );
+    assert_eq!(
+        outline(&facts),
+        vec![(Class, "A", 1, 5, None), (Method, "A::p", 4, 5, Some(0))]
+    );
+    assert_eq!(facts.symbols[1].signature, "async def p(self)");
+}
+
+const JAVASCRIPT: &str = r#"import x, { y as z } from './a.js';
+import './side-effect';
+export {
+  q,
+} from "../b";
+export * from 'c';
+const fs = require('fs'), path = require(`path`);
+const dyn = require(`x${y}`), v = require(name);
+async function load() { const m = await import('./lazy.js'); return m.default(); }
+function* gen() { yield 1; }
+const arrow = (a, b) => a + b;
+var fexpr = function named(x) { return helper(x); };
+let Klass = class extends Base {};
+export default class A extends B.C {
+  #secret = 1;
+  constructor(a) { super(a); this.a = new Map(); }
+  get value() { return this.#compute(); }
+  static create() { return new A(); }
+  async #compute() {}
+  handler = () => { this.emit('x'); };
+}
+module.exports = class Foo {};
+module.exports.bar = function () { other(); };
+exports.baz = () => {};
+const obj = { m() {}, n: function () {} };
+"#;
+
+#[test]
+fn javascript_symbols() {
+    let facts = facts(Language::JavaScript, JAVASCRIPT);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Function, "load", 9, 9, None),
+            (Function, "gen", 10, 10, None),
+            (Function, "arrow", 11, 11, None),
+            (Function, "fexpr", 12, 12, None),
+            (Class, "Klass", 13, 13, None),
+            (Class, "A", 14, 21, None),
+            (Method, "A::constructor", 16, 16, Some(5)),
+            (Method, "A::value", 17, 17, Some(5)),
+            (Method, "A::create", 18, 18, Some(5)),
+            (Method, "A::compute", 19, 19, Some(5)),
+            (Method, "A::handler", 20, 20, Some(5)),
+            (Class, "Foo", 22, 22, None),
+            (Function, "bar", 23, 23, None),
+            (Function, "baz", 24, 24, None),
+        ]
+    );
+    assert_eq!(
+        signatures(&facts),
+        vec![
+            "async function load()",
+            "function* gen()",
+            "const arrow = (a, b) =>",
+            "var fexpr = function named(x)",
+            "let Klass = class extends Base",
+            "class A extends B.C",
+            "constructor(a)",
+            "get value()",
+            "static create()",
+            "async #compute()",
+            "handler = () =>",
+            "class Foo",
+            "module.exports.bar = function ()",
+            "exports.baz = () =>",
+        ]
+    );
+}
+
+#[test]
+fn javascript_imports_requires_and_dynamic_imports() {
+    let facts = facts(Language::JavaScript, JAVASCRIPT);
+    assert_eq!(
+        specifiers(&facts),
+        vec![
+            (ImportKind::Import, "./a.js", 1),
+            (ImportKind::Import, "./side-effect", 2),
+            (ImportKind::ReExport, "../b", 3),
+            (ImportKind::ReExport, "c", 6),
+            (ImportKind::Require, "fs", 7),
+            (ImportKind::Require, "path", 7),
+            (ImportKind::Dynamic, "./lazy.js", 9),
+        ]
+    );
+}
+
+#[test]
+fn javascript_calls_and_inherits() {
+    let facts = facts(Language::JavaScript, JAVASCRIPT);
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("default", Some("m"), 9, Some(0)),
+            ("helper", None, 12, Some(3)),
+            ("Map", None, 16, Some(6)),
+            ("compute", Some("this"), 17, Some(7)),
+            ("A", None, 18, Some(8)),
+            ("emit", Some("this"), 20, Some(10)),
+            ("other", None, 23, Some(12)),
+        ]
+    );
+    assert_eq!(
+        inherits(&facts),
+        vec![(4, "Base", false, 13), (5, "C", false, 14)]
+    );
+}
+
+const TYPESCRIPT: &str = r#"import type { X } from './types';
+import fs = require('fs');
+export interface Shape extends Base, ns.Other<T> {
+  area(): number;
+  name: string;
+}
+export abstract class Circle<T> extends Figure<T> implements Shape, ns.Drawable {
+  private r = 1;
+  abstract draw(ctx: Ctx): void;
+  area(): number { return Math.max(this.r, 0); }
+  onClick = (e: Event): void => { this.handle(e); };
+}
+export enum Color { Red, Green }
+namespace Geometry.Shapes {
+  export function make(): Shape { return new Circle<number>(); }
+}
+declare module "foo" {
+  export function bar(): void;
+}
+const typed: Fn = async <T,>(x: T): Promise<T> => identity<T>(x);
+"#;
+
+#[test]
+fn typescript_symbols() {
+    let facts = facts(Language::TypeScript, TYPESCRIPT);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Interface, "Shape", 3, 6, None),
+            (Method, "Shape::area", 4, 4, Some(0)),
+            (Class, "Circle", 7, 12, None),
+            (Method, "Circle::draw", 9, 9, Some(2)),
+            (Method, "Circle::area", 10, 10, Some(2)),
+            (Method, "Circle::onClick", 11, 11, Some(2)),
+            (Enum, "Color", 13, 13, None),
+            (Module, "Geometry.Shapes", 14, 16, None),
+            (Function, "Geometry.Shapes::make", 15, 15, Some(7)),
+            (Module, "foo", 17, 19, None),
+            (Function, "foo::bar", 18, 18, Some(9)),
+            (Function, "typed", 20, 20, None),
+        ]
+    );
+    assert_eq!(
+        signatures(&facts),
+        vec![
+            "interface Shape extends Base, ns.Other<T>",
+            "area(): number",
+            "abstract class Circle<T> extends Figure<T> implements Shape, ns.Drawable",
+            "abstract draw(ctx: Ctx): void",
+            "area(): number",
+            "onClick = (e: Event): void =>",
+            "enum Color",
+            "namespace Geometry.Shapes",
+            "function make(): Shape",
+            "module \"foo\"",
+            "function bar(): void",
+            "const typed: Fn = async <T,>(x: T): Promise<T> =>",
+        ]
+    );
+}
+
+#[test]
+fn typescript_imports_calls_and_heritage() {
+    let facts = facts(Language::TypeScript, TYPESCRIPT);
+    assert_eq!(
+        specifiers(&facts),
+        vec![
+            (ImportKind::Import, "./types", 1),
+            (ImportKind::Import, "fs", 2),
+        ]
+    );
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("max", Some("Math"), 10, Some(4)),
+            ("handle", Some("this"), 11, Some(5)),
+            ("Circle", None, 15, Some(8)),
+            ("identity", None, 20, Some(11)),
+        ]
+    );
+    assert_eq!(
+        inherits(&facts),
+        vec![
+            (0, "Base", false, 3),
+            (0, "Other", false, 3),
+            (2, "Figure", false, 7),
+            (2, "Shape", true, 7),
+            (2, "Drawable", true, 7),
+        ]
+    );
+}
+
+#[test]
+fn tsx_components_and_calls_in_jsx() {
+    let source = "import React from 'react';\nconst App = () => <div onClick={() => go()}>{render(x)}</div>;\nexport function Comp({ a }: Props) {\n  return <Foo bar={baz()} />;\n}\n";
+    let facts = facts(Language::Tsx, source);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Function, "App", 2, 2, None),
+            (Function, "Comp", 3, 5, None)
+        ]
+    );
+    assert_eq!(specifiers(&facts), vec![(ImportKind::Import, "react", 1)]);
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("go", None, 2, Some(0)),
+            ("render", None, 2, Some(0)),
+            ("baz", None, 4, Some(1)),
+        ]
+    );
+    assert!(!facts.has_errors);
+    // The same text is not valid TypeScript (JSX), and says so.
+    assert!(extract(Language::TypeScript, source.as_bytes())
+        .map(|f| f.has_errors)
+        .unwrap_or(false));
+}
+
+#[test]
+fn signatures_collapse_strip_and_cap() {
+    // Whitespace runs collapse, the trailing `:` goes, comments after the head are out.
+    let facts = facts(
+        Language::Python,
+        "def   f(\n\ta,\n   b):   # trailing\n    pass\n",
+    );
+    assert_eq!(facts.symbols[0].signature, "def f( a, b)");
+    // 200 characters at most, cut on a character boundary (multi-byte names).
+    let params: Vec<String> = (0..100).map(|i| format!("é{i}")).collect();
+    let source = format!("def g({}):\n    pass\n", params.join(", "));
+    let facts = self::facts(Language::Python, &source);
+    let signature = &facts.symbols[0].signature;
+    assert_eq!(signature.chars().count(), 200);
+    assert!(source.starts_with(signature.as_str()));
+    // No body: the whole node, `;` dropped.
+    let facts = self::facts(
+        Language::Rust,
+        "trait T {\n    fn f(\n        &self,\n    ) -> u8;\n}\n",
+    );
+    assert_eq!(facts.symbols[1].signature, "fn f( &self, ) -> u8");
+}
+
+#[test]
+fn errors_are_flagged_and_facts_still_extracted() {
+    let facts = facts(
+        Language::Python,
+        "def ok():\n    pass\n\ndef broken(:\n    x = (\n",
+    );
+    assert!(facts.has_errors);
+    assert_eq!(facts.symbols[0].name, "ok");
+    let facts = self::facts(Language::Rust, "fn f() { g(); }\nfn h( {\n");
+    assert!(facts.has_errors);
+    assert_eq!(facts.symbols[0].qualified_name, "f");
+}
+
+/// A deterministic byte soup (xorshift), so failures reproduce.
+fn garbage(seed: u64, len: usize) -> Vec<u8> {
+    let mut state = seed | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn any_bytes_extract_without_panicking() {
+    let languages = [
+        Language::Rust,
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+    ];
+    let mut inputs: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        b"\xff\xfe\x00def \xc3( class".to_vec(),
+        b"fn \xe9() { a::\xff(); }\nuse {{{{;\nimpl for {}".to_vec(),
+        b"import \xff from '\xfe'; require(`\xc0`); class extends {".to_vec(),
+        format!("x = f({})", "a,".repeat(20_000)).into_bytes(),
+        format!("{}{}", "(".repeat(5_000), ")".repeat(5_000)).into_bytes(),
+        format!("use {}a{};", "a::{".repeat(2_000), "}".repeat(2_000)).into_bytes(),
+        format!("def f({}):\n  pass\n", " ".repeat(100_000)).into_bytes(),
+    ];
+    inputs.extend((0..20).map(|seed| garbage(seed, 4_096)));
+    // Real sources with their tails cut at every few bytes.
+    for source in [RUST, PYTHON, JAVASCRIPT, TYPESCRIPT] {
+        for cut in (0..source.len()).step_by(37) {
+            inputs.push(source.as_bytes()[..cut].to_vec());
+        }
+    }
+    for lang in languages {
+        for input in &inputs {
+            let facts = match extract(lang, input) {
+                Ok(facts) => facts,
+                Err(e) => panic!("{lang:?}: {e}"),
+            };
+            for (index, symbol) in facts.symbols.iter().enumerate() {
+                assert!(symbol.start_line <= symbol.end_line);
+                assert!(symbol.parent.is_none_or(|p| p < index));
+                assert!(symbol.signature.chars().count() <= 200);
+            }
+            assert!(facts.calls.iter().all(|c| c
+                .qualifier
+                .as_ref()
+                .is_none_or(|q| q.chars().count() <= 100)));
+        }
+    }
+    assert_eq!(
+        extract(Language::Python, b"").ok(),
+        Some(FileFacts::default())
+    );
+}
+
+#[test]
+fn symbols_are_in_document_order_outer_first() {
+    let facts = facts(
+        Language::JavaScript,
+        "class A { m() { const f = () => { function g() {} }; } }\nfunction h() {}\n",
+    );
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Class, "A", 1, 1, None),
+            (Method, "A::m", 1, 1, Some(0)),
+            (Function, "A::m::f", 1, 1, Some(1)),
+            (Function, "A::m::f::g", 1, 1, Some(2)),
+            (Function, "h", 2, 2, None),
+        ]
+    );
+    let starts: Vec<u32> = facts.symbols.iter().map(|s| s.start_byte).collect();
+    assert!(starts.windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[test]
+fn extraction_is_thread_safe() {
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            std::thread::spawn(move || {
+                (0..50)
+                    .map(|_| {
+                        let (lang, source) = match i % 4 {
+                            0 => (Language::Rust, RUST),
+                            1 => (Language::Python, PYTHON),
+                            2 => (Language::JavaScript, JAVASCRIPT),
+                            _ => (Language::TypeScript, TYPESCRIPT),
+                        };
+                        extract(lang, source.as_bytes()).map(|f| f.symbols.len())
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let expected = [12, 8, 14, 12];
+    for (i, handle) in handles.into_iter().enumerate() {
+        let counts = handle.join().unwrap_or_default();
+        assert_eq!(counts.len(), 50);
+        assert!(counts.iter().all(|c| c.as_ref().ok() == Some(&expected[i])));
+    }
+}
+
+/// CPU seconds used by this thread (Linux; wall time elsewhere is close enough for a
+/// single-threaded benchmark on an idle machine).
+fn thread_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    let after_name = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the stat line (index 11, 12 here).
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Extracts every `.py` under the Python standard library (`PYTHON_STDLIB`, else
+/// `python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'`) and prints
+/// MB/s per core. Run with
+/// `cargo test --release -- --ignored --nocapture python_stdlib_throughput`.
+#[test]
+#[ignore = "benchmark: needs the Python stdlib and a release build"]
+fn python_stdlib_throughput() {
+    let root = std::env::var("PYTHON_STDLIB").ok().or_else(|| {
+        let out = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+            ])
+            .output()
+            .ok()?;
+        Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    });
+    let Some(root) = root else {
+        panic!("no Python stdlib found");
+    };
+    let skip_site = std::env::var("SKIP_SITE_PACKAGES").is_ok();
+    let mut files = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(&root)];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !(skip_site && path.ends_with("site-packages")) {
+                    dirs.push(path);
+                }
+            } else if kind.is_file() && path.extension().is_some_and(|e| e == "py") {
+                if let Ok(bytes) = std::fs::read(&path) {
+                    files.push(bytes);
+                }
+            }
+        }
+    }
+    let bytes: usize = files.iter().map(Vec::len).sum();
+    let measure = |label: &str, work: &mut dyn FnMut(&[u8]) -> usize| {
+        let (wall, cpu) = (std::time::Instant::now(), thread_cpu_seconds());
+        let items: usize = files.iter().map(|f| work(f)).sum();
+        let wall = wall.elapsed().as_secs_f64();
+        let cpu = match (cpu, thread_cpu_seconds()) {
+            (Some(a), Some(b)) if b > a => b - a,
+            _ => wall,
+        };
+        println!(
+            "{label}: {} files, {:.1} MB, {items} items, {wall:.2} s wall, {cpu:.2} s cpu, {:.2} MB/s per core",
+            files.len(),
+            bytes as f64 / 1e6,
+            bytes as f64 / 1e6 / cpu
+        );
+    };
+    let mut parser = tree_sitter::Parser::new();
+    let grammar: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+    if parser.set_language(&grammar).is_err() {
+        panic!("python grammar");
+    }
+    measure("parse only (tree-sitter)", &mut |source| {
+        parser
+            .parse(source, None)
+            .map_or(0, |tree| tree.root_node().child_count() as usize)
+    });
+    measure("extract", &mut |source| {
+        extract(Language::Python, source).map_or(0, |f| {
+            f.symbols.len() + f.imports.len() + f.calls.len() + f.inherits.len()
+        })
+    });
+}

@@ -1,0 +1,92 @@
+//! Helpers shared by the integration tests: run the real binary, copy fixtures.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The built `constellation` binary.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_constellation"))
+}
+
+/// Runs the binary with `args`; panics with its stderr when it cannot start.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .env_remove("CONSTELLATION_DB")
+        .output()
+        .expect("run constellation")
+}
+
+/// Runs and expects success; returns stdout.
+pub fn run_ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "constellation {args:?} failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 stdout")
+}
+
+/// `index ROOT --db DB --json`, parsed.
+pub fn index_json(root: &Path, db: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "index",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&run_ok(&args)).expect("index --json output")
+}
+
+/// Copies a directory tree (files and directories only).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let ty = entry.file_type().unwrap();
+        if ty.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if ty.is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A fresh copy of `fixtures/NAME` in a temp dir (so tests never write into the repo).
+pub fn fixture_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join(name);
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(name),
+        &root,
+    );
+    (dir, root)
+}
+
+/// Opens the index database read-only.
+pub fn open_db(db: &Path) -> rusqlite::Connection {
+    rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap()
+}
+
+/// One column of strings from a query.
+pub fn strings(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
+    let mut stmt = conn.prepare(sql).unwrap();
+    stmt.query_map([], |r| r.get::<_, String>(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// One integer from a query.
+pub fn int(conn: &rusqlite::Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}

@@ -1,0 +1,177 @@
+//! MCP over stdio against the real binary: JSON-RPC lines in, JSON-RPC lines out.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: i64,
+}
+
+impl Client {
+    fn start(root: &std::path::Path, db: &std::path::Path) -> Client {
+        let mut child = Command::new(common::bin())
+            .args([
+                "serve",
+                root.to_str().unwrap(),
+                "--db",
+                db.to_str().unwrap(),
+            ])
+            .env_remove("CONSTELLATION_DB")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn serve");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Client {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, msg: &Value) {
+        writeln!(self.stdin, "{msg}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response (every stdout line must be JSON-RPC).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).unwrap();
+            assert!(n > 0, "server closed stdout while waiting for {method}");
+            let msg: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"));
+            assert_eq!(msg["jsonrpc"], "2.0");
+            if msg["id"] == json!(id) {
+                return msg;
+            }
+        }
+    }
+
+    fn call(&mut self, name: &str, args: Value) -> Value {
+        let resp = self.request("tools/call", json!({"name": name, "arguments": args}));
+        resp["result"].clone()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn handshake(c: &mut Client) -> Value {
+    let init = c.request(
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "constellation-test", "version": "0"}
+        }),
+    );
+    c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    init
+}
+
+#[test]
+fn initialize_list_and_call() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start(&root, &db);
+    let started = std::time::Instant::now();
+    let init = handshake(&mut c);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "handshake waited"
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "constellation");
+    assert!(init["result"]["capabilities"]["tools"].is_object());
+
+    let list = c.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["constellation_get_graph_summary"]);
+    let schema = &tools[0]["inputSchema"];
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["properties"]["forceRefresh"]["type"], "boolean");
+    assert!(schema["properties"]["workspaceRoot"].is_object());
+    assert!(tools[0]["outputSchema"].is_object());
+
+    let r = c.call("constellation_get_graph_summary", json!({}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+    let s = &r["structuredContent"];
+    assert!(s["metrics"]["fileCount"].as_u64().unwrap() > 5);
+    assert!(s["summary"].as_str().unwrap().starts_with("Analyzed"));
+    let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(&text, s, "text and structuredContent carry the same JSON");
+
+    // Second call: the index matches the disk, so the cache is used.
+    let r = c.call(
+        "constellation_get_graph_summary",
+        json!({"forceRefresh": false}),
+    );
+    assert_eq!(r["structuredContent"]["metadata"]["cacheUsed"], true);
+
+    // A changed file makes the next call re-index.
+    std::fs::write(root.join("shop/new_module.py"), "from . import models\n").unwrap();
+    let r = c.call("constellation_get_graph_summary", json!({}));
+    assert_eq!(r["structuredContent"]["metadata"]["cacheUsed"], false);
+}
+
+#[test]
+fn bad_arguments_are_tool_errors_with_codes() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start(&root, &db);
+    handshake(&mut c);
+
+    let r = c.call(
+        "constellation_get_graph_summary",
+        json!({"forceRefresh": "yes"}),
+    );
+    assert_eq!(r["isError"], true);
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("invalid_argument:"), "{text}");
+
+    let r = c.call("constellation_get_graph_summary", json!({"bogus": 1}));
+    assert_eq!(r["isError"], true);
+    assert!(r["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("invalid_argument:"));
+
+    let r = c.call(
+        "constellation_get_graph_summary",
+        json!({"workspaceRoot": "/definitely/not/here"}),
+    );
+    assert_eq!(r["isError"], true);
+    assert!(r["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("not_found:"));
+
+    let resp = c.request(
+        "tools/call",
+        json!({"name": "no_such_tool", "arguments": {}}),
+    );
+    assert!(
+        resp["error"].is_object() || resp["result"]["isError"] == true,
+        "{resp}"
+    );
+}
