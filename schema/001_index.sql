@@ -5,6 +5,9 @@
 -- the same tree. Integer ids are assigned in path order and document order, so two
 -- from-scratch runs over the same tree give the same ids.
 
+-- CHECK constraints spell out `a = x OR a = y`: SQLite compiles `a IN (x, y, z)` into an
+-- ephemeral table per statement execution, which made bulk inserts several times slower.
+
 -- Key/value facts about the database itself.
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY NOT NULL,  -- 'generation': bumped by every committed index run that changed anything
@@ -23,7 +26,7 @@ CREATE TABLE files (
     status     TEXT NOT NULL         -- 'parsed': source parsed cleanly; 'parse_errors': parsed, tree has errors;
                                      -- 'asset': indexed, not a language we parse; 'binary': contains NUL bytes;
                                      -- 'too_large': over the size cap, not read; 'unreadable': could not be read
-               CHECK (status IN ('parsed', 'parse_errors', 'asset', 'binary', 'too_large', 'unreadable')),
+               CHECK (status = 'parsed' OR status = 'parse_errors' OR status = 'asset' OR status = 'binary' OR status = 'too_large' OR status = 'unreadable'),
     detail     TEXT,                 -- why a file was skipped or what failed, for people; NULL when all went well
     generation INTEGER NOT NULL      -- meta generation of the run that last (re)parsed or (re)hashed this file
 ) STRICT;
@@ -35,7 +38,7 @@ CREATE TABLE nodes (
                                          -- a second definition with the same key gets '#2', '#3', ...
     file_id        INTEGER NOT NULL REFERENCES files (id) ON DELETE CASCADE, -- the file that defines it
     kind           TEXT NOT NULL         -- 'file' | 'module' | 'function' | 'method' | 'class' | 'struct' | 'enum' | 'trait' | 'interface'
-                   CHECK (kind IN ('file', 'module', 'function', 'method', 'class', 'struct', 'enum', 'trait', 'interface')),
+                   CHECK (kind = 'file' OR kind = 'module' OR kind = 'function' OR kind = 'method' OR kind = 'class' OR kind = 'struct' OR kind = 'enum' OR kind = 'trait' OR kind = 'interface'),
     name           TEXT NOT NULL,        -- bare name ('area'); the path for a file node
     qualified_name TEXT NOT NULL,        -- enclosing names joined by '::' ('Shape::area'); the path for a file node
     signature      TEXT,                 -- declaration up to its body, whitespace collapsed, at most 200 characters
@@ -47,6 +50,7 @@ CREATE TABLE nodes (
 ) STRICT;
 CREATE INDEX nodes_file ON nodes (file_id);
 CREATE INDEX nodes_name ON nodes (name);
+CREATE INDEX nodes_parent ON nodes (parent_id); -- also serves the ON DELETE CASCADE of parent_id
 
 -- References found in source: every import specifier, call site and base-class name,
 -- resolved or not. An edge of kind imports/calls/inherits/implements always comes from
@@ -57,18 +61,19 @@ CREATE TABLE refs (
     file_id     INTEGER NOT NULL REFERENCES files (id) ON DELETE CASCADE, -- file the reference is written in
     src_id      INTEGER NOT NULL REFERENCES nodes (id) ON DELETE CASCADE, -- enclosing node: the function making the call, or the file node
     kind        TEXT NOT NULL            -- 'import' | 'call' | 'inherit' | 'implement'
-                CHECK (kind IN ('import', 'call', 'inherit', 'implement')),
+                CHECK (kind = 'import' OR kind = 'call' OR kind = 'inherit' OR kind = 'implement'),
     form        TEXT,                    -- imports: 'import' | 'reexport' | 'require' | 'dynamic' | 'mod' | 'use'; calls: NULL
     name        TEXT NOT NULL,           -- imports: the specifier as written; calls and bases: the bare called/base name
     qualifier   TEXT,                    -- calls: text before the name ('self', 'os.path', 'Vec'); imports: Python 'from' names, comma-separated
     line        INTEGER NOT NULL,        -- 1-based line of the reference
     flags       INTEGER NOT NULL DEFAULT 0, -- bit 0: Python import under 'if TYPE_CHECKING:'
     status      TEXT NOT NULL DEFAULT 'unresolved' -- 'resolved' | 'unresolved' (no candidate) | 'ambiguous' (several, none preferred) | 'external' (a package outside the workspace)
-                CHECK (status IN ('resolved', 'unresolved', 'ambiguous', 'external')),
+                CHECK (status = 'resolved' OR status = 'unresolved' OR status = 'ambiguous' OR status = 'external'),
     candidates  INTEGER NOT NULL DEFAULT 0 -- how many definitions matched (calls); 0 when none
 ) STRICT;
 CREATE INDEX refs_file ON refs (file_id);
 CREATE INDEX refs_name ON refs (name);
+CREATE INDEX refs_src ON refs (src_id); -- serves the ON DELETE CASCADE from nodes
 CREATE INDEX refs_status ON refs (status) WHERE status <> 'resolved';
 
 -- Relations between nodes. 'contains': parent to child symbol (file to top-level
@@ -78,7 +83,7 @@ CREATE TABLE edges (
     id         INTEGER PRIMARY KEY,
     src_id     INTEGER NOT NULL REFERENCES nodes (id) ON DELETE CASCADE,
     dst_id     INTEGER NOT NULL REFERENCES nodes (id) ON DELETE CASCADE,
-    kind       TEXT NOT NULL CHECK (kind IN ('imports', 'calls', 'contains', 'inherits', 'implements')),
+    kind       TEXT NOT NULL CHECK (kind = 'imports' OR kind = 'calls' OR kind = 'contains' OR kind = 'inherits' OR kind = 'implements'),
     file_id    INTEGER NOT NULL REFERENCES files (id) ON DELETE CASCADE, -- file in which the relation is written
     line       INTEGER,                 -- 1-based line of the reference; NULL for 'contains'
     confidence REAL NOT NULL,           -- 1.0 certain; calls: 0.95 same file, 0.8 imported file, 0.5 unique global name (see ARCHITECTURE.md)

@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::lang::{self, FileFacts, Language, SymbolKind};
 use crate::store::files::{
-    load_files, FileRecord, IndexTx, NodeRecord, RefRecord, RunRecord, StoredFile,
+    load_files, FileRecord, IndexTx, NodeRecord, Ref, RunRecord, StoredFile,
 };
 use crate::store::{Store, StoreError};
 use crate::walk::{self, WalkError, WalkOptions, WalkedFile};
@@ -262,7 +262,15 @@ pub fn index(
     if opts.full {
         tx.clear_all()?;
     }
-    let first_new_ref = tx.next_ref_id();
+    // Building from nothing: load without secondary indexes, build them at the end.
+    let fresh = opts.full || stored.is_empty();
+    let suspended = if fresh {
+        tx.suspend_indexes()?
+    } else {
+        Vec::new()
+    };
+    // References of re-parsed files: inserted after resolution, with their status.
+    let mut new_refs: Vec<Ref> = Vec::new();
     let mut reresolve: BTreeSet<i64> = BTreeSet::new();
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut paths_changed = opts.full;
@@ -294,9 +302,9 @@ pub fn index(
             .collect()
     };
     let chunks: Vec<&[(&WalkedFile, Option<&StoredFile>)]> = to_read.chunks(CHUNK).collect();
-    let mut pending = chunks.first().map(|c| read_chunk(c));
+    let mut read_ahead = chunks.first().map(|c| read_chunk(c));
     for (k, chunk) in chunks.iter().enumerate() {
-        let outcomes = pending.take().unwrap_or_default();
+        let outcomes = read_ahead.take().unwrap_or_default();
         let next = chunks.get(k + 1);
         let (written, next_outcomes) = std::thread::scope(|scope| {
             let reader = next.map(|c| scope.spawn(|| read_chunk(c)));
@@ -310,6 +318,7 @@ pub fn index(
                     outcome,
                     generation,
                     &mut report,
+                    &mut new_refs,
                     &mut reresolve,
                     &mut names,
                     &mut paths_changed,
@@ -323,7 +332,7 @@ pub fn index(
             (written, next_outcomes)
         });
         written?;
-        pending = next_outcomes;
+        read_ahead = next_outcomes;
     }
 
     let changed = opts.full || report.files_parsed > 0 || report.files_removed > 0;
@@ -332,15 +341,16 @@ pub fn index(
         to_read.len(),
         started.elapsed()
     );
+    if fresh {
+        // Nothing older than this run exists to re-resolve.
+        reresolve.clear();
+        names.clear();
+        paths_changed = false;
+    }
     let mut resolver = resolve::Resolver::new(&tx, root)?;
-    report.refs_resolved = resolver.run(
-        &tx,
-        first_new_ref,
-        &reresolve,
-        &names,
-        paths_changed,
-        progress,
-    )?;
+    report.refs_resolved =
+        resolver.run(&tx, new_refs, &reresolve, &names, paths_changed, progress)?;
+    tx.restore_indexes(&suspended)?;
     tracing::info!(
         "resolved {} references, at {:?}",
         report.refs_resolved,
@@ -380,6 +390,7 @@ fn write_outcome(
     outcome: Outcome,
     generation: i64,
     report: &mut IndexReport,
+    pending: &mut Vec<Ref>,
     reresolve: &mut BTreeSet<i64>,
     names: &mut BTreeSet<String>,
     paths_changed: &mut bool,
@@ -473,40 +484,41 @@ fn write_outcome(
         ids.push(id);
         names.insert(s.name.clone());
     }
-    for imp in &facts.imports {
-        let qualifier = (!imp.names.is_empty()).then(|| imp.names.join(","));
-        tx.insert_ref(&RefRecord {
+    for imp in facts.imports {
+        pending.push(Ref {
+            id: tx.alloc_ref_id(),
             file_id,
             src_id: file_node,
             kind: "import",
             form: Some(imp.kind.name()),
-            name: &imp.specifier,
-            qualifier: qualifier.as_deref(),
+            name: imp.specifier,
+            qualifier: (!imp.names.is_empty()).then(|| imp.names.join(",")),
             line: imp.line,
             flags: i64::from(imp.type_checking),
-        })?;
+        });
     }
-    for call in &facts.calls {
-        let src = call
-            .enclosing
-            .and_then(|i| ids.get(i).copied())
-            .unwrap_or(file_node);
-        tx.insert_ref(&RefRecord {
+    for call in facts.calls {
+        pending.push(Ref {
+            id: tx.alloc_ref_id(),
             file_id,
-            src_id: src,
+            src_id: call
+                .enclosing
+                .and_then(|i| ids.get(i).copied())
+                .unwrap_or(file_node),
             kind: "call",
             form: None,
-            name: &call.name,
-            qualifier: call.qualifier.as_deref(),
+            name: call.name,
+            qualifier: call.qualifier,
             line: call.line,
             flags: 0,
-        })?;
+        });
     }
-    for inh in &facts.inherits {
+    for inh in facts.inherits {
         let Some(&src) = ids.get(inh.symbol) else {
             continue;
         };
-        tx.insert_ref(&RefRecord {
+        pending.push(Ref {
+            id: tx.alloc_ref_id(),
             file_id,
             src_id: src,
             kind: if inh.implements {
@@ -515,11 +527,11 @@ fn write_outcome(
                 "inherit"
             },
             form: None,
-            name: &inh.name,
+            name: inh.name,
             qualifier: None,
             line: inh.line,
             flags: 0,
-        })?;
+        });
     }
     Ok(())
 }

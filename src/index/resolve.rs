@@ -14,11 +14,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use super::modules::{Modules, Target};
 use super::{IndexError, Progress};
 use crate::lang::Language;
-use crate::store::files::{Definition, IndexTx, StoredRef};
+use crate::store::files::{Definition, IndexTx, Ref};
 
 /// Confidence of a call resolved in the caller's own file.
 pub const CONFIDENCE_SAME_FILE: f64 = 0.95;
@@ -27,25 +28,37 @@ pub const CONFIDENCE_IMPORTED: f64 = 0.8;
 /// Confidence of a call resolved to the only definition of its name.
 pub const CONFIDENCE_GLOBAL: f64 = 0.5;
 
-/// Above this many references, load every definition at once instead of per name.
-const BULK_THRESHOLD: usize = 20_000;
+/// Above this many references, load every definition and import at once instead of
+/// querying per name and per file.
+const BULK_THRESHOLD: usize = 5_000;
+
+/// What resolving one reference gives: its status, the number of candidates, and the
+/// edges to write (`(dst node, confidence)`).
+struct Outcome {
+    status: &'static str,
+    candidates: usize,
+    edges: Vec<(i64, f64)>,
+}
+
+impl Outcome {
+    fn status(status: &'static str, candidates: usize) -> Outcome {
+        Outcome {
+            status,
+            candidates,
+            edges: Vec::new(),
+        }
+    }
+}
 
 /// Resolution state for one run.
 pub struct Resolver {
     modules: Modules,
     paths: HashMap<i64, String>,
     file_nodes: HashMap<i64, i64>,
-    defs: HashMap<String, Vec<Definition>>,
-    defs_complete: bool,
-    imports: HashMap<i64, Vec<i64>>,
+    defs: HashMap<String, Arc<[Definition]>>,
+    bulk: bool,
+    imports: HashMap<i64, Arc<[i64]>>,
     parents: HashMap<i64, Option<i64>>,
-}
-
-/// Outcome of resolving a name.
-enum Found {
-    One(Definition, f64),
-    Ambiguous(usize),
-    None,
 }
 
 impl Resolver {
@@ -58,80 +71,123 @@ impl Resolver {
             paths: files.into_iter().collect(),
             file_nodes: tx.file_node_ids()?,
             defs: HashMap::new(),
-            defs_complete: false,
+            bulk: false,
             imports: HashMap::new(),
             parents: HashMap::new(),
         })
     }
 
-    /// Resolves the references this run must (re)resolve and writes their edges:
-    /// every reference inserted by this run (ids ≥ `first_new`), the older ones in
-    /// `reresolve` (their targets changed), older call/base references naming one of
-    /// `names` (defined or undefined by this run), and, when files were added or
-    /// removed, every unresolved import. Returns how many were resolved.
+    /// Resolves and writes the references of this run:
+    /// - `new`: the references of the files this run parsed (inserted here, with their
+    ///   status, in id order);
+    /// - older references that may resolve differently now: those in `reresolve`
+    ///   (their edges pointed into changed or removed files), call/base references
+    ///   naming one of `names` (defined or undefined by this run), and every unresolved
+    ///   import when files were added or removed (`paths_changed`).
+    ///
+    /// Imports are resolved before calls, since calls are scoped by imports. Returns
+    /// how many references were resolved.
     pub fn run(
         &mut self,
         tx: &IndexTx<'_>,
-        first_new: i64,
+        new: Vec<Ref>,
         reresolve: &BTreeSet<i64>,
         names: &BTreeSet<String>,
         paths_changed: bool,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<usize, IndexError> {
-        let mut refs: HashMap<i64, StoredRef> = HashMap::new();
-        for r in tx.refs_from(first_new)? {
-            refs.insert(r.id, r);
-        }
-        let mut old: BTreeSet<i64> = BTreeSet::new();
-        for &id in reresolve.iter().filter(|&&id| id < first_new) {
+        let mut old: HashMap<i64, Ref> = HashMap::new();
+        for &id in reresolve {
             if let Some(r) = tx.ref_by_id(id)? {
-                old.insert(id);
-                refs.insert(id, r);
+                old.insert(id, r);
             }
         }
         for name in names {
             for r in tx.refs_named(name)? {
-                if r.id < first_new {
-                    old.insert(r.id);
-                    refs.insert(r.id, r);
-                }
+                old.insert(r.id, r);
             }
         }
         if paths_changed {
             for r in tx.unresolved_imports()? {
-                if r.id < first_new {
-                    old.insert(r.id);
-                    refs.insert(r.id, r);
-                }
+                old.insert(r.id, r);
             }
         }
-        progress(Progress::Resolving { refs: refs.len() });
-        if refs.len() > BULK_THRESHOLD {
-            self.defs = tx.all_definitions()?;
-            self.defs_complete = true;
-        }
-        for id in &old {
+        let total = new.len() + old.len();
+        progress(Progress::Resolving { refs: total });
+        for id in old.keys() {
             tx.delete_edges_of_ref(*id)?;
         }
-        let mut ordered: Vec<StoredRef> = refs.into_values().collect();
-        ordered.sort_by_key(|r| (r.kind != "import", r.id));
-        let count = ordered.len();
-        for r in &ordered {
-            if r.kind == "import" {
-                self.resolve_import(tx, r)?;
-            } else {
-                self.resolve_name(tx, r)?;
-            }
+        let mut all: Vec<(Ref, bool)> = new
+            .into_iter()
+            .map(|r| (r, true))
+            .chain(old.into_values().map(|r| (r, false)))
+            .collect();
+        all.sort_by_key(|(r, _)| (r.kind != "import", r.id));
+
+        let split = all.partition_point(|(r, _)| r.kind == "import");
+        for (r, is_new) in &all[..split] {
+            let outcome = self.resolve_import(r);
+            self.write(tx, r, *is_new, "imports", outcome)?;
         }
-        Ok(count)
+        if total > BULK_THRESHOLD {
+            self.bulk = true;
+            self.defs = tx
+                .all_definitions()?
+                .into_iter()
+                .map(|(k, v)| (k, Arc::from(v)))
+                .collect();
+            self.imports = tx
+                .all_imported_files()?
+                .into_iter()
+                .map(|(k, v)| (k, Arc::from(v)))
+                .collect();
+        }
+        for (r, is_new) in &all[split..] {
+            let kind = match r.kind {
+                "call" => "calls",
+                "inherit" => "inherits",
+                _ => "implements",
+            };
+            let outcome = self.resolve_name(tx, r)?;
+            self.write(tx, r, *is_new, kind, outcome)?;
+        }
+        Ok(total)
     }
 
-    fn resolve_import(&mut self, tx: &IndexTx<'_>, r: &StoredRef) -> Result<(), IndexError> {
-        let Some(path) = self.paths.get(&r.file_id).cloned() else {
-            return Ok(());
+    /// Writes a reference's status and its edges.
+    fn write(
+        &self,
+        tx: &IndexTx<'_>,
+        r: &Ref,
+        is_new: bool,
+        kind: &str,
+        o: Outcome,
+    ) -> Result<(), IndexError> {
+        if is_new {
+            tx.insert_ref(r, o.status, o.candidates)?;
+        } else {
+            tx.set_ref_status(r.id, o.status, o.candidates)?;
+        }
+        for (dst, confidence) in o.edges {
+            tx.insert_edge(
+                r.src_id,
+                dst,
+                kind,
+                r.file_id,
+                Some(r.line),
+                confidence,
+                Some(r.id),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn resolve_import(&mut self, r: &Ref) -> Outcome {
+        let Some(path) = self.paths.get(&r.file_id) else {
+            return Outcome::status("unresolved", 0);
         };
-        let form = r.form.as_deref().unwrap_or("import");
-        let target = match Language::from_path(&path) {
+        let form = r.form.unwrap_or("import");
+        let target = match Language::from_path(path) {
             Some(Language::Python) => {
                 let names: Vec<&str> = r
                     .qualifier
@@ -139,57 +195,62 @@ impl Resolver {
                     .map(|q| q.split(',').collect())
                     .unwrap_or_default();
                 self.modules
-                    .resolve_python(r.file_id, &path, &r.name, &names)
+                    .resolve_python(r.file_id, path, &r.name, &names)
             }
-            Some(Language::Rust) => self.modules.resolve_rust(r.file_id, &path, form, &r.name),
-            Some(l) if l.is_js_family() => self.modules.resolve_js(&path, &r.name),
+            Some(Language::Rust) => self.modules.resolve_rust(r.file_id, path, form, &r.name),
+            Some(l) if l.is_js_family() => {
+                let path = path.clone();
+                self.modules.resolve_js(&path, &r.name)
+            }
             _ => Target::Unresolved,
         };
         match target {
             Target::Files(files) => {
-                let mut n = 0;
-                for f in files {
-                    if f == r.file_id {
-                        continue; // a file importing itself is no dependency
-                    }
-                    if let Some(&dst) = self.file_nodes.get(&f) {
-                        tx.insert_edge(
-                            r.src_id,
-                            dst,
-                            "imports",
-                            r.file_id,
-                            Some(r.line),
-                            1.0,
-                            Some(r.id),
-                        )?;
-                        n += 1;
-                    }
+                // A file importing itself is no dependency.
+                let edges: Vec<(i64, f64)> = files
+                    .into_iter()
+                    .filter(|&f| f != r.file_id)
+                    .filter_map(|f| self.file_nodes.get(&f).map(|&n| (n, 1.0)))
+                    .collect();
+                Outcome {
+                    status: "resolved",
+                    candidates: edges.len(),
+                    edges,
                 }
-                tx.set_ref_status(r.id, "resolved", n)?;
             }
-            Target::External => tx.set_ref_status(r.id, "external", 0)?,
-            Target::Unresolved => tx.set_ref_status(r.id, "unresolved", 0)?,
+            Target::External => Outcome::status("external", 0),
+            Target::Unresolved => Outcome::status("unresolved", 0),
         }
-        Ok(())
     }
 
-    fn definitions(&mut self, tx: &IndexTx<'_>, name: &str) -> Result<Vec<Definition>, IndexError> {
+    fn definitions(
+        &mut self,
+        tx: &IndexTx<'_>,
+        name: &str,
+    ) -> Result<Arc<[Definition]>, IndexError> {
         if let Some(d) = self.defs.get(name) {
-            return Ok(d.clone());
+            return Ok(Arc::clone(d));
         }
-        if self.defs_complete {
-            return Ok(Vec::new());
-        }
-        let d = tx.definitions_named(name)?;
-        self.defs.insert(name.to_string(), d.clone());
+        let d: Arc<[Definition]> = if self.bulk {
+            Arc::from(Vec::new())
+        } else {
+            Arc::from(tx.definitions_named(name)?)
+        };
+        self.defs.insert(name.to_string(), Arc::clone(&d));
         Ok(d)
     }
 
-    fn imported(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<&[i64], IndexError> {
-        if let std::collections::hash_map::Entry::Vacant(e) = self.imports.entry(file_id) {
-            e.insert(tx.imported_files(file_id)?);
+    fn imported(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Arc<[i64]>, IndexError> {
+        if let Some(i) = self.imports.get(&file_id) {
+            return Ok(Arc::clone(i));
         }
-        Ok(self.imports.get(&file_id).map(Vec::as_slice).unwrap_or(&[]))
+        let i: Arc<[i64]> = if self.bulk {
+            Arc::from(Vec::new())
+        } else {
+            Arc::from(tx.imported_files(file_id)?)
+        };
+        self.imports.insert(file_id, Arc::clone(&i));
+        Ok(i)
     }
 
     fn parent(&mut self, tx: &IndexTx<'_>, node: i64) -> Result<Option<i64>, IndexError> {
@@ -201,81 +262,63 @@ impl Resolver {
         Ok(p)
     }
 
-    /// Applies the rules of the module docs to the candidates for `r`.
-    fn find(&mut self, tx: &IndexTx<'_>, r: &StoredRef) -> Result<Found, IndexError> {
+    /// Applies the rules of the module docs to a call or base reference.
+    fn resolve_name(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
         let callable = r.kind == "call";
-        let mut candidates: Vec<Definition> = self
-            .definitions(tx, &r.name)?
-            .into_iter()
-            .filter(|d| d.callable == callable && d.id != r.src_id)
-            .collect();
-        if candidates.is_empty() {
-            return Ok(Found::None);
+        let defs = self.definitions(tx, &r.name)?;
+        let candidates = || {
+            defs.iter()
+                .filter(|d| d.callable == callable && d.id != r.src_id)
+        };
+        let count = candidates().count();
+        if count == 0 {
+            return Ok(Outcome::status("unresolved", 0));
         }
-        let same_file: Vec<Definition> = candidates
-            .iter()
-            .copied()
-            .filter(|d| d.file_id == r.file_id)
-            .collect();
-        if !same_file.is_empty() {
-            if same_file.len() == 1 {
-                return Ok(Found::One(same_file[0], CONFIDENCE_SAME_FILE));
+        let one = |d: &Definition, confidence| Outcome {
+            status: "resolved",
+            candidates: 1,
+            edges: vec![(d.id, confidence)],
+        };
+        let same_file = candidates().filter(|d| d.file_id == r.file_id).count();
+        if same_file == 1 {
+            if let Some(d) = candidates().find(|d| d.file_id == r.file_id) {
+                return Ok(one(d, CONFIDENCE_SAME_FILE));
             }
+        }
+        if same_file > 1 {
             // `self.f()` / `this.f()`: the method of the caller's own class.
             if matches!(
                 r.qualifier.as_deref(),
                 Some("self" | "this" | "Self" | "cls")
             ) {
                 let class = self.parent(tx, r.src_id)?;
-                let own: Vec<&Definition> = same_file
-                    .iter()
-                    .filter(|d| class.is_some() && d.parent_id == class)
-                    .collect();
-                if own.len() == 1 {
-                    return Ok(Found::One(*own[0], CONFIDENCE_SAME_FILE));
+                if class.is_some() {
+                    let mut own =
+                        candidates().filter(|d| d.file_id == r.file_id && d.parent_id == class);
+                    if let (Some(d), None) = (own.next(), own.next()) {
+                        return Ok(one(d, CONFIDENCE_SAME_FILE));
+                    }
                 }
             }
-            return Ok(Found::Ambiguous(same_file.len()));
+            return Ok(Outcome::status("ambiguous", same_file));
         }
-        let imported = self.imported(tx, r.file_id)?.to_vec();
-        let via_imports: Vec<Definition> = candidates
-            .iter()
-            .copied()
-            .filter(|d| imported.contains(&d.file_id))
-            .collect();
-        match via_imports.len() {
-            1 => return Ok(Found::One(via_imports[0], CONFIDENCE_IMPORTED)),
-            n if n > 1 => return Ok(Found::Ambiguous(n)),
+        let imported = self.imported(tx, r.file_id)?;
+        let mut via = candidates().filter(|d| imported.contains(&d.file_id));
+        match (via.next(), via.next()) {
+            (Some(d), None) => return Ok(one(d, CONFIDENCE_IMPORTED)),
+            (Some(_), Some(_)) => {
+                let n = candidates()
+                    .filter(|d| imported.contains(&d.file_id))
+                    .count();
+                return Ok(Outcome::status("ambiguous", n));
+            }
             _ => {}
         }
-        if candidates.len() == 1 {
-            return Ok(Found::One(candidates.remove(0), CONFIDENCE_GLOBAL));
-        }
-        Ok(Found::Ambiguous(candidates.len()))
-    }
-
-    fn resolve_name(&mut self, tx: &IndexTx<'_>, r: &StoredRef) -> Result<(), IndexError> {
-        let kind = match r.kind.as_str() {
-            "call" => "calls",
-            "inherit" => "inherits",
-            _ => "implements",
-        };
-        match self.find(tx, r)? {
-            Found::One(def, confidence) => {
-                tx.insert_edge(
-                    r.src_id,
-                    def.id,
-                    kind,
-                    r.file_id,
-                    Some(r.line),
-                    confidence,
-                    Some(r.id),
-                )?;
-                tx.set_ref_status(r.id, "resolved", 1)?;
+        if count == 1 {
+            if let Some(d) = candidates().next() {
+                return Ok(one(d, CONFIDENCE_GLOBAL));
             }
-            Found::Ambiguous(n) => tx.set_ref_status(r.id, "ambiguous", n)?,
-            Found::None => tx.set_ref_status(r.id, "unresolved", 0)?,
         }
-        Ok(())
+        Ok(Outcome::status("ambiguous", count))
     }
 }

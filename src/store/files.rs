@@ -71,30 +71,41 @@ pub struct NodeRecord<'a> {
     pub parent_id: Option<i64>,
 }
 
-/// A `refs` row to insert (unresolved until resolution runs).
+/// A `refs` row: a reference as extracted, before or after resolution.
 #[derive(Debug, Clone)]
-pub struct RefRecord<'a> {
+pub struct Ref {
+    pub id: i64,
     pub file_id: i64,
+    /// The enclosing node (a function, a class, or the file node).
     pub src_id: i64,
-    pub kind: &'a str,
-    pub form: Option<&'a str>,
-    pub name: &'a str,
-    pub qualifier: Option<&'a str>,
+    /// `import` | `call` | `inherit` | `implement`.
+    pub kind: &'static str,
+    /// Imports: how the import was written (`import`, `require`, `mod`, `use`, ...).
+    pub form: Option<&'static str>,
+    pub name: String,
+    pub qualifier: Option<String>,
     pub line: u32,
     pub flags: i64,
 }
 
-/// A reference loaded back for resolution.
-#[derive(Debug, Clone)]
-pub struct StoredRef {
-    pub id: i64,
-    pub file_id: i64,
-    pub src_id: i64,
-    pub kind: String,
-    pub form: Option<String>,
-    pub name: String,
-    pub qualifier: Option<String>,
-    pub line: u32,
+/// Interns the `refs.kind` and `refs.form` strings read back from the database.
+fn intern(s: &str) -> &'static str {
+    const KNOWN: &[&str] = &[
+        "import",
+        "call",
+        "inherit",
+        "implement",
+        "reexport",
+        "require",
+        "dynamic",
+        "mod",
+        "use",
+    ];
+    KNOWN
+        .iter()
+        .find(|k| **k == s)
+        .copied()
+        .unwrap_or("unknown")
 }
 
 /// A definition a call or base name may resolve to.
@@ -124,18 +135,19 @@ fn take(c: &Cell<i64>) -> i64 {
     id
 }
 
-const REF_COLUMNS: &str = "id, file_id, src_id, kind, form, name, qualifier, line";
+const REF_COLUMNS: &str = "id, file_id, src_id, kind, form, name, qualifier, line, flags";
 
-fn stored_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRef> {
-    Ok(StoredRef {
+fn stored_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ref> {
+    Ok(Ref {
         id: r.get(0)?,
         file_id: r.get(1)?,
         src_id: r.get(2)?,
-        kind: r.get(3)?,
-        form: r.get(4)?,
+        kind: intern(&r.get::<_, String>(3)?),
+        form: r.get::<_, Option<String>>(4)?.map(|f| intern(&f)),
         name: r.get(5)?,
         qualifier: r.get(6)?,
         line: r.get(7)?,
+        flags: r.get(8)?,
     })
 }
 
@@ -166,11 +178,6 @@ impl<'c> IndexTx<'c> {
         })
     }
 
-    /// The id the next inserted reference will get (refs at or above it are new).
-    pub fn next_ref_id(&self) -> i64 {
-        self.next_ref.get()
-    }
-
     /// Empties every index table (for `--full`); ids restart at 1.
     pub fn clear_all(&self) -> Result<(), StoreError> {
         self.tx.execute_batch(
@@ -183,6 +190,37 @@ impl<'c> IndexTx<'c> {
             &self.next_edge,
         ] {
             c.set(1);
+        }
+        Ok(())
+    }
+
+    /// Drops the secondary indexes of `nodes`, `refs` and `edges` for a bulk load into
+    /// empty tables (building an index once over sorted data is much cheaper than
+    /// keeping it up to date row by row). Returns their `CREATE` statements for
+    /// [`IndexTx::restore_indexes`]; both happen inside the run's transaction, so a
+    /// crash leaves the indexes as they were.
+    pub fn suspend_indexes(&self) -> Result<Vec<String>, StoreError> {
+        let sqls: Vec<(String, String)> = {
+            let mut stmt = self.tx.prepare(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+                 AND tbl_name IN ('nodes', 'refs', 'edges') ORDER BY name",
+            )?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            rows
+        };
+        for (name, _) in &sqls {
+            self.tx
+                .execute_batch(&format!("DROP INDEX \"{}\"", name.replace('"', "\"\"")))?;
+        }
+        Ok(sqls.into_iter().map(|(_, sql)| sql).collect())
+    }
+
+    /// Re-creates the indexes dropped by [`IndexTx::suspend_indexes`].
+    pub fn restore_indexes(&self, sqls: &[String]) -> Result<(), StoreError> {
+        for sql in sqls {
+            self.tx.execute_batch(sql)?;
         }
         Ok(())
     }
@@ -302,16 +340,21 @@ impl<'c> IndexTx<'c> {
         Ok(id)
     }
 
-    /// Inserts a reference (status `unresolved`); returns its id.
-    pub fn insert_ref(&self, r: &RefRecord<'_>) -> Result<i64, StoreError> {
-        let id = take(&self.next_ref);
+    /// Reserves the id of a reference that will be inserted later (after resolution),
+    /// so ids follow extraction order whatever the resolution order.
+    pub fn alloc_ref_id(&self) -> i64 {
+        take(&self.next_ref)
+    }
+
+    /// Inserts a reference with its resolution status.
+    pub fn insert_ref(&self, r: &Ref, status: &str, candidates: usize) -> Result<(), StoreError> {
         self.tx
             .prepare_cached(
-                "INSERT INTO refs (id, file_id, src_id, kind, form, name, qualifier, line, flags)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO refs (id, file_id, src_id, kind, form, name, qualifier, line, flags, status, candidates)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?
             .execute(params![
-                id,
+                r.id,
                 r.file_id,
                 r.src_id,
                 r.kind,
@@ -319,9 +362,11 @@ impl<'c> IndexTx<'c> {
                 r.name,
                 r.qualifier,
                 r.line,
-                r.flags
+                r.flags,
+                status,
+                candidates as i64
             ])?;
-        Ok(id)
+        Ok(())
     }
 
     /// Inserts an edge.
@@ -370,19 +415,8 @@ impl<'c> IndexTx<'c> {
         Ok(rows)
     }
 
-    /// All references with id ≥ `from` (the ones this run inserted), in id order.
-    pub fn refs_from(&self, from: i64) -> Result<Vec<StoredRef>, StoreError> {
-        let mut stmt = self.tx.prepare(&format!(
-            "SELECT {REF_COLUMNS} FROM refs WHERE id >= ?1 ORDER BY id"
-        ))?;
-        let rows = stmt
-            .query_map([from], stored_ref)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
-    }
-
     /// One reference by id, if it still exists.
-    pub fn ref_by_id(&self, id: i64) -> Result<Option<StoredRef>, StoreError> {
+    pub fn ref_by_id(&self, id: i64) -> Result<Option<Ref>, StoreError> {
         Ok(self
             .tx
             .prepare_cached(&format!("SELECT {REF_COLUMNS} FROM refs WHERE id = ?1"))?
@@ -391,7 +425,7 @@ impl<'c> IndexTx<'c> {
     }
 
     /// Call, inherit and implement references naming `name`.
-    pub fn refs_named(&self, name: &str) -> Result<Vec<StoredRef>, StoreError> {
+    pub fn refs_named(&self, name: &str) -> Result<Vec<Ref>, StoreError> {
         let mut stmt = self.tx.prepare_cached(&format!(
             "SELECT {REF_COLUMNS} FROM refs WHERE name = ?1 AND kind <> 'import'"
         ))?;
@@ -402,7 +436,7 @@ impl<'c> IndexTx<'c> {
     }
 
     /// Import references that did not resolve to a file.
-    pub fn unresolved_imports(&self) -> Result<Vec<StoredRef>, StoreError> {
+    pub fn unresolved_imports(&self) -> Result<Vec<Ref>, StoreError> {
         let mut stmt = self.tx.prepare(&format!(
             "SELECT {REF_COLUMNS} FROM refs WHERE kind = 'import' AND status <> 'resolved'"
         ))?;
@@ -491,6 +525,20 @@ impl<'c> IndexTx<'c> {
             .query_map([file_id], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<i64>>>()?;
         Ok(rows)
+    }
+
+    /// Every (importer file, imported file) pair, for resolving many calls at once.
+    pub fn all_imported_files(&self) -> Result<HashMap<i64, Vec<i64>>, StoreError> {
+        let mut stmt = self.tx.prepare(
+            "SELECT DISTINCT e.file_id, d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+             WHERE e.kind = 'imports' ORDER BY 1, 2",
+        )?;
+        let mut rows = stmt.query([])?;
+        let mut out: HashMap<i64, Vec<i64>> = HashMap::new();
+        while let Some(r) = rows.next()? {
+            out.entry(r.get(0)?).or_default().push(r.get(1)?);
+        }
+        Ok(out)
     }
 
     /// Bumps the generation and records the run; then commits.
