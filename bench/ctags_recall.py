@@ -16,6 +16,11 @@ that node also has the same name ("name+line" recall). Both per language and kin
     rust        function, method, struct, enum,             .rs
                 interface (= trait)
 
+Tags that name no definition are not counted, and the count of each is printed: names
+ctags invents for anonymous functions, and JavaScript/TypeScript `class` tags on lines
+without the `class` keyword (ctags 5.9 tags object literals such as `const MAP = {` as
+classes).
+
 ctags runs as `ctags --output-format=json --fields=+nKzl -R --exclude=.* --exclude=node_modules
 --exclude=target -f -` inside CORPUS, i.e. it skips hidden files and directories, as the
 indexer does. Nodes of kind `file` never count as a match.
@@ -45,6 +50,7 @@ import collections
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -132,6 +138,7 @@ def run_ctags(corpus: str, langs: list[str]) -> list[dict]:
     if proc.returncode != 0:
         die(f"ctags failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[-2000:]}")
     tags = []
+    dropped: collections.Counter[str] = collections.Counter()
     bad = 0
     for raw in proc.stdout.splitlines():
         try:
@@ -151,9 +158,32 @@ def run_ctags(corpus: str, langs: list[str]) -> list[dict]:
         path = path.replace(os.sep, "/")
         if tag.get("kind") not in kinds or not path.endswith(exts) or "line" not in tag:
             continue
+        reason = ctags_false_positive(lang, tag)
+        if reason:
+            dropped[reason] += 1
+            continue
         tags.append({"lang": lang, "kind": tag["kind"], "path": path, "line": int(tag["line"]), "name": tag["name"]})
     print(f"  ctags: {len(tags)} tags of the measured kinds in {wall:.2f} s" + (f" ({bad} unparsable lines)" if bad else ""))
+    for reason, n in sorted(dropped.items()):
+        print(f"  not counted: {n} ctags tags that are {reason}")
     return tags
+
+
+def ctags_false_positive(lang: str, tag: dict) -> str | None:
+    """Tags that name no definition in the source, so no indexer should have them.
+
+    - Names ctags invents for anonymous functions (`AnonymousFunction…`, `anonFunc…`).
+    - JavaScript/TypeScript `class` tags on a line without the `class` keyword: ctags 5.9
+      labels object literals so (`const ALGO_MAP = {`, `claims: {`).
+    """
+    name = tag.get("name", "")
+    if name.startswith("AnonymousFunction") or name.startswith("anonFunc"):
+        return "names ctags invented for anonymous functions"
+    if lang in ("javascript", "typescript") and tag.get("kind") == "class":
+        pattern = tag.get("pattern", "")
+        if pattern and not re.search(r"\bclass\b", pattern):
+            return "JS/TS object literals ctags labels `class` (no `class` keyword on the line)"
+    return None
 
 
 def load_index(db: str):
