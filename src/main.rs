@@ -57,6 +57,25 @@ enum Command {
         /// Print one JSON object with counts and timings.
         #[arg(long)]
         json: bool,
+        /// Only compare the index with the disk: exit 0 when fresh, 1 when stale
+        /// (with the numbers of files added, changed and removed), 2 on error.
+        /// Writes nothing.
+        #[arg(long, conflicts_with_all = ["full", "vacuum", "vacuum_into"])]
+        check: bool,
+        /// After indexing, compact the database file in place (VACUUM).
+        #[arg(long)]
+        vacuum: bool,
+        /// After indexing, write a compacted copy of the database to FILE (VACUUM INTO).
+        #[arg(long, value_name = "FILE")]
+        vacuum_into: Option<PathBuf>,
+    },
+    /// Export the index: the whole graph as JSON (byte-identical for identical trees),
+    /// or the file-level dependency graph as Graphviz DOT. Reads the database as it is.
+    Export {
+        #[arg(default_value = ".")]
+        root: PathBuf,
+        #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+        format: ExportFormat,
     },
     /// The graph summary (constellation_get_graph_summary); indexes first if needed.
     Summary {
@@ -83,6 +102,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ExportFormat {
+    Json,
+    Dot,
 }
 
 fn init_logging(g: &Global) {
@@ -194,26 +219,98 @@ fn open_workspace(root: &Path, g: &Global) -> Result<Workspace> {
 fn main() {
     let cli = Cli::parse();
     init_logging(&cli.global);
-    if let Err(e) = run(cli) {
-        eprintln!("error: {e:#}");
-        std::process::exit(2);
+    match run(cli) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::exit(2);
+        }
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
+/// The database of `root`: `--db`/`CONSTELLATION_DB`, else `ROOT/.constellation/index.db`.
+fn db_path(root: &Path, g: &Global) -> PathBuf {
+    g.db.clone()
+        .unwrap_or_else(|| constellation::index::default_db_path(root))
+}
+
+/// `index --check`: compares without writing; exit 0 fresh, 1 stale.
+fn check(root: &Path, g: &Global, json: bool) -> Result<i32> {
+    let db = db_path(root, g);
+    let conn = constellation::store::open_read_only(&db)?;
+    let root = root
+        .canonicalize()
+        .with_context(|| format!("workspace root {}", root.display()))?;
+    let s = constellation::index::check(&conn, &root, &options(g).walk)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"fresh": s.is_fresh(), "added": s.added, "changed": s.changed, "removed": s.removed})
+        );
+    } else if s.is_fresh() {
+        println!("fresh: the index matches {}", root.display());
+    } else {
+        println!(
+            "stale: {} added, {} changed, {} removed since the index was built",
+            s.added, s.changed, s.removed
+        );
+    }
+    Ok(if s.is_fresh() { 0 } else { 1 })
+}
+
+fn run(cli: Cli) -> Result<i32> {
     let g = cli.global;
     match cli.command {
-        Command::Index { root, full, json } => {
-            let ws = open_workspace(&root, &g)?;
+        Command::Index {
+            root,
+            json,
+            check: true,
+            ..
+        } => return check(&root, &g, json),
+        Command::Index {
+            root,
+            full,
+            json,
+            vacuum,
+            vacuum_into,
+            ..
+        } => {
             let view = ProgressView::new(g.quiet || json);
             let mut opts = options(&g);
             opts.full = full;
             opts.record_noop = true;
-            let report =
-                constellation::index::index(ws.store(), ws.root(), &opts, &|p| view.update(p))?;
+            let db = db_path(&root, &g);
+            let progress = |p| view.update(p);
+            let (ws, report) = if db.exists() {
+                let ws = open_workspace(&root, &g)?;
+                let report = constellation::index::index(ws.store(), ws.root(), &opts, &progress)?;
+                (ws, report)
+            } else {
+                // A new database appears complete or not at all.
+                let canonical = root
+                    .canonicalize()
+                    .with_context(|| format!("workspace root {}", root.display()))?;
+                let report =
+                    constellation::index::index_new_database(&db, &canonical, &opts, &progress)?;
+                (open_workspace(&root, &g)?, report)
+            };
             view.finish();
+            let mut extra = serde_json::Map::new();
+            if vacuum {
+                extra.insert("vacuumedBytes".into(), ws.store().vacuum()?.into());
+            }
+            if let Some(out) = &vacuum_into {
+                extra.insert(
+                    "vacuumIntoBytes".into(),
+                    ws.store().vacuum_into(out)?.into(),
+                );
+            }
             if json {
-                println!("{}", serde_json::to_string(&report)?);
+                let mut v = serde_json::to_value(&report)?;
+                if let Some(obj) = v.as_object_mut() {
+                    obj.extend(extra);
+                }
+                println!("{v}");
             } else {
                 println!(
                     "indexed {}: {} files seen, {} hashed, {} parsed, {} removed; {} nodes, {} edges; generation {}; {:.2}s",
@@ -227,6 +324,28 @@ fn run(cli: Cli) -> Result<()> {
                     report.generation,
                     report.duration_ms as f64 / 1000.0
                 );
+                if vacuum || vacuum_into.is_some() {
+                    println!("compacted: {}", serde_json::Value::Object(extra));
+                }
+            }
+        }
+        Command::Export { root, format } => {
+            let db = db_path(&root, &g);
+            let mut conn = constellation::store::open_read_only(&db)?;
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            let written = match format {
+                ExportFormat::Json => constellation::tools::export::export_json(&conn, &mut out),
+                ExportFormat::Dot => {
+                    let rows = constellation::store::graph::load_file_graph(&mut conn)?;
+                    let g = constellation::graph::FileGraph::from_rows(&rows);
+                    constellation::tools::export::export_dot(&g, &mut out)
+                }
+            }
+            .and_then(|()| Ok(std::io::Write::flush(&mut out)?));
+            match written {
+                Err(e) if e.is_broken_pipe() => {}
+                other => other?,
             }
         }
         Command::Summary {
@@ -261,14 +380,11 @@ fn run(cli: Cli) -> Result<()> {
                 [r, q] => (PathBuf::from(r), q.clone()),
                 _ => bail!("usage: constellation sql [ROOT] QUERY"),
             };
-            let db =
-                g.db.clone()
-                    .unwrap_or_else(|| constellation::index::default_db_path(&root));
-            let conn = constellation::store::open_read_only(&db)?;
+            let conn = constellation::store::open_read_only(&db_path(&root, &g))?;
             print_query(&conn, &query, json)?;
         }
     }
-    Ok(())
+    Ok(0)
 }
 
 /// Runs `query` and prints a tab-separated table with a header (or JSON lines).

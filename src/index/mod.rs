@@ -134,6 +134,12 @@ fn read_file(w: &WalkedFile, prev: Option<&StoredFile>, opts: &IndexOptions) -> 
         facts: None,
     };
     if w.size > opts.walk.max_file_size {
+        // Not read, so only its size can tell a change; same size, nothing to redo.
+        if let Some(p) = prev {
+            if !opts.full && p.status == "too_large" && p.size == w.size as i64 {
+                return Outcome::Same;
+            }
+        }
         return Outcome::Content(content(
             "too_large",
             None,
@@ -536,12 +542,16 @@ fn write_outcome(
     Ok(())
 }
 
-/// Compares the store with the disk without writing: how many files were added,
-/// changed (digest differs) and removed. Files whose stat moved are hashed.
-pub fn check(store: &Store, root: &Path, opts: &WalkOptions) -> Result<Staleness, IndexError> {
+/// Compares the index on `conn` with the disk without writing: how many files were
+/// added, changed (digest differs, or the file is now over the size cap or unreadable)
+/// and removed. Only files whose stat moved are read and hashed.
+pub fn check(
+    conn: &rusqlite::Connection,
+    root: &Path,
+    opts: &WalkOptions,
+) -> Result<Staleness, IndexError> {
     let walked = walk::walk(root, opts)?;
-    let conn = store.conn()?;
-    let stored = load_files(&conn)?;
+    let stored = load_files(conn)?;
     let seen: HashSet<&str> = walked.iter().map(|w| w.path.as_str()).collect();
     let removed = stored.keys().filter(|p| !seen.contains(p.as_str())).count();
     let added = walked
@@ -553,11 +563,11 @@ pub fn check(store: &Store, root: &Path, opts: &WalkOptions) -> Result<Staleness
         .filter(|w| match stored.get(&w.path) {
             None => false,
             Some(s) if s.size == w.size as i64 && s.mtime_ns == w.mtime_ns => false,
+            Some(s) if w.size > opts.max_file_size => {
+                !(s.status == "too_large" && s.size == w.size as i64)
+            }
             Some(s) => match std::fs::read(&w.abs_path) {
-                Ok(bytes) => {
-                    w.size > opts.max_file_size
-                        || s.digest.as_deref() != Some(walk::digest(&bytes).as_str())
-                }
+                Ok(bytes) => s.digest.as_deref() != Some(walk::digest(&bytes).as_str()),
                 Err(_) => true,
             },
         })
@@ -567,6 +577,51 @@ pub fn check(store: &Store, root: &Path, opts: &WalkOptions) -> Result<Staleness
         changed,
         removed,
     })
+}
+
+/// Builds the index of `root` into a database file that does not exist yet, atomically:
+/// the run writes `DB.partial-PID` beside it, checkpoints and closes it, then renames it
+/// to `db`. A killed run leaves no `db` (only the partial file, which is never read).
+///
+/// Errors: as [`index`]; also when `db` appears meanwhile or the rename fails.
+pub fn index_new_database(
+    db: &Path,
+    root: &Path,
+    opts: &IndexOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<IndexReport, IndexError> {
+    let partial = PathBuf::from(format!("{}.partial-{}", db.display(), std::process::id()));
+    let cleanup = |p: &Path| {
+        for ext in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", p.display()));
+        }
+    };
+    cleanup(&partial);
+    let store = Store::open(&partial)?;
+    let report = match index(&store, root, opts, progress) {
+        Ok(r) => r,
+        Err(e) => {
+            drop(store);
+            cleanup(&partial);
+            return Err(e);
+        }
+    };
+    store.close()?;
+    if db.exists() {
+        cleanup(&partial);
+        return Err(IndexError::Store(StoreError::Publish {
+            path: db.to_path_buf(),
+            message: "the file appeared while it was being built; nothing was replaced".into(),
+        }));
+    }
+    std::fs::rename(&partial, db).map_err(|e| {
+        IndexError::Store(StoreError::Publish {
+            path: db.to_path_buf(),
+            message: format!("renaming {}: {e}", partial.display()),
+        })
+    })?;
+    cleanup(&partial);
+    Ok(report)
 }
 
 /// Default database location for a workspace: `ROOT/.constellation/index.db`.

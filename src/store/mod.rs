@@ -41,6 +41,9 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A newly built database could not be moved into place.
+    #[error("cannot put the new database at {path}: {message}")]
+    Publish { path: PathBuf, message: String },
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("connection pool: {0}")]
@@ -117,6 +120,34 @@ impl Store {
         })
     }
 
+    /// Checkpoints the write-ahead log into the database file and closes every
+    /// connection, so the file alone holds the whole index (it can be copied or renamed).
+    pub fn close(self) -> Result<(), StoreError> {
+        {
+            let conn = self.conn()?;
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        }
+        // The last connection to close removes the (now empty) -wal and -shm files.
+        drop(self.pool);
+        Ok(())
+    }
+
+    /// Rebuilds the database file in place without free pages (`VACUUM`); returns its
+    /// size in bytes afterwards.
+    pub fn vacuum(&self) -> Result<u64, StoreError> {
+        let conn = self.conn()?;
+        conn.execute_batch("VACUUM; PRAGMA wal_checkpoint(TRUNCATE);")?;
+        Ok(std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0))
+    }
+
+    /// Writes a compacted copy of the database to `out` (`VACUUM INTO`), which must not
+    /// exist; returns its size in bytes.
+    pub fn vacuum_into(&self, out: &Path) -> Result<u64, StoreError> {
+        let conn = self.conn()?;
+        conn.execute("VACUUM INTO ?1", [out.to_string_lossy()])?;
+        Ok(std::fs::metadata(out).map(|m| m.len()).unwrap_or(0))
+    }
+
     /// Where the database lives.
     pub fn path(&self) -> &Path {
         &self.path
@@ -169,5 +200,6 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+pub mod export;
 pub mod files;
 pub mod graph;

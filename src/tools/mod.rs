@@ -1,6 +1,7 @@
 //! The tools: one function per tool, shared by the CLI and the MCP server so both give
 //! the same answer. Tools call `index`, `graph` and `store`; they know nothing of MCP.
 
+pub mod export;
 pub mod summary;
 pub mod workspace;
 
