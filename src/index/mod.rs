@@ -71,6 +71,12 @@ pub struct IndexReport {
     pub changed: bool,
     /// Wall time, milliseconds.
     pub duration_ms: u64,
+    /// Wall time of the walk (listing and stat of every file), milliseconds.
+    pub walk_ms: u64,
+    /// Wall time of reading, hashing, parsing and writing the files that moved, ms.
+    pub parse_ms: u64,
+    /// Wall time of resolving references and writing their edges, ms.
+    pub resolve_ms: u64,
 }
 
 /// How a stored index differs from the disk.
@@ -245,7 +251,8 @@ pub fn index(
             prev => Some((w, prev)),
         })
         .collect();
-    tracing::info!("walk: {} files in {:?}", walked.len(), started.elapsed());
+    let walk_ms = started.elapsed().as_millis() as u64;
+    tracing::info!("walk: {} files in {walk_ms} ms", walked.len());
     progress(Progress::Walked {
         files: walked.len(),
         to_read: to_read.len(),
@@ -254,6 +261,7 @@ pub fn index(
     let mut report = IndexReport {
         files_seen: walked.len(),
         files_hashed: to_read.len(),
+        walk_ms,
         ..IndexReport::default()
     };
     if to_read.is_empty() && removed.is_empty() && !opts.full && !opts.record_noop {
@@ -342,10 +350,11 @@ pub fn index(
     }
 
     let changed = opts.full || report.files_parsed > 0 || report.files_removed > 0;
+    report.parse_ms = started.elapsed().as_millis() as u64 - walk_ms;
     tracing::info!(
-        "read, parse and write: {} files, at {:?}",
+        "read, parse and write: {} files in {} ms",
         to_read.len(),
-        started.elapsed()
+        report.parse_ms
     );
     if fresh {
         // Nothing older than this run exists to re-resolve.
@@ -357,10 +366,11 @@ pub fn index(
     report.refs_resolved =
         resolver.run(&tx, new_refs, &reresolve, &names, paths_changed, progress)?;
     tx.restore_indexes(&suspended)?;
+    report.resolve_ms = started.elapsed().as_millis() as u64 - walk_ms - report.parse_ms;
     tracing::info!(
-        "resolved {} references, at {:?}",
+        "resolved {} references in {} ms",
         report.refs_resolved,
-        started.elapsed()
+        report.resolve_ms
     );
     let new_generation = if changed { generation } else { old_generation };
     report.duration_ms = started.elapsed().as_millis() as u64;
