@@ -88,6 +88,13 @@ enum Command {
         #[arg(long)]
         force_refresh: bool,
     },
+    /// The budgeted symbol-graph summary (summarize_graph); indexes first if needed.
+    Summarize {
+        #[arg(default_value = ".")]
+        root: PathBuf,
+        #[command(flatten)]
+        opts: SummarizeOpts,
+    },
     /// Serve MCP over stdio.
     Serve {
         #[arg(default_value = ".")]
@@ -102,6 +109,80 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `summarize` options: the `summarize_graph` parameters.
+#[derive(Args)]
+struct SummarizeOpts {
+    /// Neighbourhood radius around the seeds (0-3).
+    #[arg(long, default_value_t = 1)]
+    radius: usize,
+    /// Nodes listed in top_nodes.
+    #[arg(long, default_value_t = 200)]
+    top_k: usize,
+    /// A seed: node id, label, name or file path (repeatable).
+    #[arg(long = "seed", value_name = "SEED")]
+    seeds: Vec<String>,
+    /// Seeds from the files changed against git HEAD.
+    #[arg(long)]
+    seeds_from_diff: bool,
+    /// Only files matching this glob (repeatable).
+    #[arg(long = "include-filter", value_name = "GLOB")]
+    include_filters: Vec<String>,
+    /// Leave out files matching this glob (repeatable; replaces the default
+    /// tests/**, vendor/**, generated/**, examples/**).
+    #[arg(long = "exclude-filter", value_name = "GLOB")]
+    exclude_filters: Vec<String>,
+    /// Only this language (repeatable).
+    #[arg(long = "language", value_name = "LANG")]
+    language_filters: Vec<String>,
+    /// SeedOnly, Module, Community or Full.
+    #[arg(long, default_value = "Community")]
+    scope: String,
+    /// Leave out communities.
+    #[arg(long)]
+    no_communities: bool,
+    #[arg(long, default_value_t = 50)]
+    max_communities: usize,
+    #[arg(long, default_value_t = 10)]
+    max_nodes_per_community: usize,
+    /// Leave out call-path samples.
+    #[arg(long)]
+    no_paths: bool,
+    #[arg(long, default_value_t = 5)]
+    path_samples: usize,
+    #[arg(long, default_value_t = 5)]
+    path_max_hops: usize,
+    /// Token budget (cl100k_base) of the rendered answer.
+    #[arg(long, default_value_t = 3000)]
+    budget_tokens: usize,
+    /// summary (text), json or dot.
+    #[arg(long, default_value = "summary")]
+    format: String,
+}
+
+impl SummarizeOpts {
+    fn to_args(&self) -> Result<constellation::tools::summarize::SummarizeArgs> {
+        let value = serde_json::json!({
+            "radius": self.radius,
+            "top_k": self.top_k,
+            "seeds": self.seeds,
+            "seeds_from_diff": self.seeds_from_diff,
+            "include_filters": self.include_filters,
+            "exclude_filters": if self.exclude_filters.is_empty() { None } else { Some(&self.exclude_filters) },
+            "language_filters": self.language_filters,
+            "scope": self.scope,
+            "with_communities": !self.no_communities,
+            "max_communities": self.max_communities,
+            "max_nodes_per_community": self.max_nodes_per_community,
+            "with_paths": !self.no_paths,
+            "path_samples": self.path_samples,
+            "path_max_hops": self.path_max_hops,
+            "budget_tokens": self.budget_tokens,
+            "format": self.format,
+        });
+        serde_json::from_value(value).map_err(|e| anyhow::anyhow!("invalid_argument: {e}"))
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -363,6 +444,19 @@ fn run(cli: Cli) -> Result<i32> {
             } else {
                 print!("{}", summary::render_text(&r));
             }
+        }
+        Command::Summarize { root, opts } => {
+            let args = opts.to_args()?;
+            let ws = open_workspace(&root, &g)?;
+            let view = ProgressView::new(g.quiet);
+            ws.refresh(false, &|p| view.update(p))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            view.finish();
+            let snapshot = ws.symbol_graph().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let rendered =
+                constellation::tools::summarize::summarize_graph(&snapshot, ws.root(), &args)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+            println!("{}", rendered.text.trim_end());
         }
         Command::Serve { root } => {
             let ws = Arc::new(open_workspace(&root, &g)?);

@@ -105,13 +105,33 @@ fn initialize_list_and_call() {
 
     let list = c.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, vec!["constellation_get_graph_summary"]);
-    let schema = &tools[0]["inputSchema"];
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        vec![
+            "constellation_get_graph_summary",
+            "expand",
+            "get_community",
+            "get_node_details",
+            "get_paths",
+            "list_top_nodes",
+            "summarize_graph"
+        ]
+    );
+    for t in tools {
+        assert_eq!(t["inputSchema"]["type"], "object", "{}", t["name"]);
+        assert!(t["description"].as_str().unwrap().len() > 40);
+    }
+    let summary_tool = tools
+        .iter()
+        .find(|t| t["name"] == "constellation_get_graph_summary")
+        .unwrap();
+    let schema = &summary_tool["inputSchema"];
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["properties"]["forceRefresh"]["type"], "boolean");
     assert!(schema["properties"]["workspaceRoot"].is_object());
-    assert!(tools[0]["outputSchema"].is_object());
+    assert!(summary_tool["outputSchema"].is_object());
 
     let r = c.call("constellation_get_graph_summary", json!({}));
     assert_ne!(r["isError"], json!(true), "{r}");
@@ -127,6 +147,37 @@ fn initialize_list_and_call() {
         json!({"forceRefresh": false}),
     );
     assert_eq!(r["structuredContent"]["metadata"]["cacheUsed"], true);
+
+    // summarize_graph and a drill-down on its answer.
+    let r = c.call(
+        "summarize_graph",
+        json!({"budget_tokens": 2000, "scope": "Full"}),
+    );
+    assert_ne!(r["isError"], json!(true), "{r}");
+    let s = &r["structuredContent"];
+    assert!(s["tokens"].as_u64().unwrap() <= 2000);
+    let top = s["top_nodes"][0][0].as_str().unwrap().to_string();
+    let d = c.call("get_node_details", json!({"node_id": top}));
+    assert_eq!(d["structuredContent"]["node_id"], json!(top), "{d}");
+    let community = s["communities"][0]["id"].as_str().unwrap().to_string();
+    let cm = c.call("get_community", json!({"community_id": community}));
+    assert!(
+        cm["structuredContent"]["size"].as_u64().unwrap() > 0,
+        "{cm}"
+    );
+    let t = c.call("list_top_nodes", json!({"metric": "betweenness", "k": 3}));
+    assert_eq!(t["structuredContent"]["exact"], true, "{t}");
+    let e = c.call("expand", json!({"node_id": top, "radius": 1}));
+    assert!(
+        e["structuredContent"]["nodes"].as_array().unwrap().len() > 1,
+        "{e}"
+    );
+    let bad = c.call("summarize_graph", json!({"radius": 99}));
+    assert_eq!(bad["isError"], true);
+    assert!(bad["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("radius_too_large:"));
 
     // A changed file makes the next call re-index.
     std::fs::write(root.join("shop/new_module.py"), "from . import models\n").unwrap();

@@ -1,9 +1,11 @@
-//! Circular dependencies: strongly connected components (Tarjan, via petgraph's
-//! `tarjan_scc`; Tarjan 1972) and one shortest cycle per component.
+//! Circular dependencies: strongly connected components (Kosaraju–Sharir, via
+//! petgraph's `kosaraju_scc`, which is iterative: petgraph's `tarjan_scc` recurses once
+//! per node on the search path and overflows a thread stack on graphs of 100k nodes)
+//! and one shortest cycle per component.
 
 use std::collections::VecDeque;
 
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::kosaraju_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
@@ -47,8 +49,10 @@ pub struct CycleReport {
 /// Deterministic for a given graph. Cost: O(V + E) for the components plus one BFS
 /// per listed component.
 pub fn find_cycles<N, E>(g: &DiGraph<N, E>, limits: CycleLimits) -> CycleReport {
-    let mut comps: Vec<Vec<NodeIndex>> =
-        tarjan_scc(g).into_iter().filter(|c| c.len() > 1).collect();
+    let mut comps: Vec<Vec<NodeIndex>> = kosaraju_scc(g)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .collect();
     for c in &mut comps {
         c.sort_unstable();
     }

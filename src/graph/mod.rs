@@ -4,7 +4,15 @@
 //! server keeps one per generation and shares it between tool calls. This layer does no
 //! I/O and no SQL: it receives rows from `store::graph`.
 
+pub mod articulation;
+pub mod betweenness;
+pub mod communities;
 pub mod cycles;
 pub mod file_graph;
+pub mod pagerank;
+pub mod paths;
+pub mod splitmix;
+pub mod symbol_graph;
 
 pub use file_graph::FileGraph;
+pub use symbol_graph::SymbolGraph;

@@ -12,13 +12,19 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
-use rmcp::model::{Implementation, JsonObject, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::index::IndexOptions;
+use crate::tools::drill::{
+    self, CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs,
+};
+use crate::tools::summarize::{self, SummarizeArgs, SummarizeResponse};
 use crate::tools::summary::{self, SummaryResponse};
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
@@ -122,6 +128,156 @@ impl Server {
         blocking(move || summary::get_graph_summary(&ws, args.force_refresh, &|_| {}))
             .await
             .map(Json)
+    }
+
+    /// Seed 001's budgeted summary.
+    #[tool(
+        name = "summarize_graph",
+        description = "Budgeted summary of the symbol graph (functions, classes, files and their calls/imports/contains/inherits edges): graph_stats, the most central nodes by PageRank (top_nodes), communities (label propagation) with the edges between them, call-path samples, for the whole workspace or around seeds. The rendered answer fits budget_tokens (cl100k_base): when it would not, lists are cut step by step and `truncated` is true with `truncation` saying what was dropped. format json (default), summary (or text) or dot.",
+        input_schema = input_schema::<SummarizeArgs>(),
+        output_schema = rmcp::handler::server::common::schema_for_output::<SummarizeResponse>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn summarize_graph(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        let args: SummarizeArgs = parse_args(args).map_err(|e| e.to_string())?;
+        let root = args.path.as_deref().or(args.workspace_root.as_deref());
+        let ws = self.workspace(root).map_err(|e| e.to_string())?;
+        blocking(move || Self::summarize(&ws, &args)).await
+    }
+
+    /// Seed 001 drill-down: one node.
+    #[tool(
+        name = "get_node_details",
+        description = "Details of one node of the symbol graph: kind, label, file, lines, signature, in/out degree, PageRank, community, and the callers and callees with the lines of the calls (cut to budget_tokens; truncated says so).",
+        input_schema = input_schema::<NodeDetailsArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_node_details(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.drill(
+            args,
+            |a: &NodeDetailsArgs| a.workspace_root.as_deref(),
+            drill::get_node_details,
+        )
+        .await
+    }
+
+    /// Seed 001 drill-down: paths.
+    #[tool(
+        name = "get_paths",
+        description = "Up to `limit` shortest simple paths (by hops, at most max_hops) from src to dst along calls, imports, inherits and implements edges. Nodes are given as node ids (func:PATH::name) or a label/name naming one node.",
+        input_schema = input_schema::<PathsArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_paths(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.drill(
+            args,
+            |a: &PathsArgs| a.workspace_root.as_deref(),
+            drill::get_paths,
+        )
+        .await
+    }
+
+    /// Seed 001 drill-down: a community.
+    #[tool(
+        name = "get_community",
+        description = "One community (label propagation over the symbol graph; ids as summarize_graph lists them): size, most central nodes by PageRank, files, and edges to other communities.",
+        input_schema = input_schema::<CommunityArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_community(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.drill(
+            args,
+            |a: &CommunityArgs| a.workspace_root.as_deref(),
+            drill::get_community,
+        )
+        .await
+    }
+
+    /// Seed 001 drill-down: neighbourhood.
+    #[tool(
+        name = "expand",
+        description = "The induced subgraph around one node: every node within `radius` hops (either direction; nearest first, capped) and the edges between them.",
+        input_schema = input_schema::<ExpandArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn expand(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.drill(
+            args,
+            |a: &ExpandArgs| a.workspace_root.as_deref(),
+            drill::expand,
+        )
+        .await
+    }
+
+    /// Seed 001 drill-down: rankings.
+    #[tool(
+        name = "list_top_nodes",
+        description = "The k most important nodes of the symbol graph by metric: pr (PageRank), degree (in + out) or betweenness (Brandes; exact below 5,000 nodes, sampled above, and the answer says which).",
+        input_schema = input_schema::<TopNodesArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn list_top_nodes(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.drill(
+            args,
+            |a: &TopNodesArgs| a.workspace_root.as_deref(),
+            drill::list_top_nodes,
+        )
+        .await
+    }
+}
+
+impl Server {
+    /// Runs a drill-down tool: parse arguments, refresh the index, take the snapshot.
+    async fn drill<A, F>(
+        &self,
+        args: JsonObject,
+        root_of: fn(&A) -> Option<&str>,
+        run: F,
+    ) -> Result<CallToolResult, String>
+    where
+        A: DeserializeOwned + Send + 'static,
+        F: FnOnce(&crate::graph::SymbolGraph, &A) -> Result<serde_json::Value, ToolError>
+            + Send
+            + 'static,
+    {
+        let args: A = parse_args(args).map_err(|e| e.to_string())?;
+        let ws = self.workspace(root_of(&args)).map_err(|e| e.to_string())?;
+        blocking(move || {
+            ws.refresh(false, &|_| {})?;
+            let g = ws.symbol_graph()?;
+            Ok(CallToolResult::structured(run(&g, &args)?))
+        })
+        .await
+    }
+
+    /// `summarize_graph` on a workspace: refresh the index, take the snapshot, summarize.
+    fn summarize(ws: &Workspace, args: &SummarizeArgs) -> Result<CallToolResult, ToolError> {
+        ws.refresh(false, &|_| {})?;
+        let g = ws.symbol_graph()?;
+        let rendered = summarize::summarize_graph(&g, ws.root(), args)?;
+        let value = serde_json::to_value(&rendered.response)
+            .map_err(|e| ToolError::Internal(e.to_string()))?;
+        let mut result = CallToolResult::structured(value);
+        result.content = vec![ContentBlock::text(rendered.text)];
+        Ok(result)
     }
 }
 

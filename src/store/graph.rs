@@ -59,3 +59,89 @@ pub fn load_file_graph(conn: &mut Connection) -> Result<FileGraphRows, StoreErro
         generation,
     })
 }
+
+/// One node as the symbol-level graph sees it.
+#[derive(Debug, Clone)]
+pub struct SymbolRow {
+    pub id: i64,
+    pub key: String,
+    pub kind: String,
+    pub name: String,
+    pub qualified_name: String,
+    pub path: String,
+    pub language: Option<String>,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub signature: Option<String>,
+}
+
+/// One edge of the symbol-level graph.
+#[derive(Debug, Clone)]
+pub struct SymbolEdgeRow {
+    pub src: i64,
+    pub dst: i64,
+    /// `imports` | `calls` | `contains` | `inherits` | `implements`.
+    pub kind: String,
+    pub confidence: f64,
+    pub line: Option<i64>,
+}
+
+/// Every node and edge, in one read transaction.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolGraphRows {
+    pub nodes: Vec<SymbolRow>,
+    pub edges: Vec<SymbolEdgeRow>,
+    pub generation: i64,
+}
+
+/// Reads [`SymbolGraphRows`]: nodes by id, edges by id.
+pub fn load_symbol_graph(conn: &mut Connection) -> Result<SymbolGraphRows, StoreError> {
+    let tx = conn.transaction()?;
+    let generation = super::read_generation(&tx)?;
+    let nodes = {
+        let mut stmt = tx.prepare(
+            "SELECT n.id, n.key, n.kind, n.name, n.qualified_name, f.path, f.language, n.start_line, n.end_line,
+                    n.signature
+             FROM nodes n JOIN files f ON f.id = n.file_id ORDER BY n.id",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(SymbolRow {
+                    id: r.get(0)?,
+                    key: r.get(1)?,
+                    kind: r.get(2)?,
+                    name: r.get(3)?,
+                    qualified_name: r.get(4)?,
+                    path: r.get(5)?,
+                    language: r.get(6)?,
+                    start_line: r.get(7)?,
+                    end_line: r.get(8)?,
+                    signature: r.get(9)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows
+    };
+    let edges = {
+        let mut stmt =
+            tx.prepare("SELECT src_id, dst_id, kind, confidence, line FROM edges ORDER BY id")?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(SymbolEdgeRow {
+                    src: r.get(0)?,
+                    dst: r.get(1)?,
+                    kind: r.get(2)?,
+                    confidence: r.get(3)?,
+                    line: r.get(4)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows
+    };
+    tx.finish()?;
+    Ok(SymbolGraphRows {
+        nodes,
+        edges,
+        generation,
+    })
+}

@@ -1,7 +1,9 @@
 //! The tools: one function per tool, shared by the CLI and the MCP server so both give
 //! the same answer. Tools call `index`, `graph` and `store`; they know nothing of MCP.
 
+pub mod drill;
 pub mod export;
+pub mod summarize;
 pub mod summary;
 pub mod workspace;
 
@@ -15,6 +17,18 @@ pub enum ToolError {
     /// An argument is malformed or out of range.
     #[error("invalid_argument: {0}")]
     InvalidArgument(String),
+    /// A glob that does not compile, an unknown language or algorithm.
+    #[error("invalid_filter: {0}")]
+    InvalidFilter(String),
+    /// `radius` above the documented maximum.
+    #[error("radius_too_large: {0}")]
+    RadiusTooLarge(String),
+    /// No seeds where the call needs them, or a seed that names nothing.
+    #[error("no_seeds: {0}")]
+    NoSeeds(String),
+    /// Even the smallest response does not fit `budget_tokens`.
+    #[error("budget_too_small: {0}")]
+    BudgetTooSmall(String),
     /// A path, node or id that does not exist.
     #[error("not_found: {0}")]
     NotFound(String),
@@ -35,6 +49,10 @@ impl ToolError {
         match self {
             ToolError::InvalidArgument(_) => "invalid_argument",
             ToolError::NotFound(_) => "not_found",
+            ToolError::InvalidFilter(_) => "invalid_filter",
+            ToolError::RadiusTooLarge(_) => "radius_too_large",
+            ToolError::NoSeeds(_) => "no_seeds",
+            ToolError::BudgetTooSmall(_) => "budget_too_small",
             ToolError::Index(_) => "index_failed",
             ToolError::Store(_) => "database_error",
             ToolError::Internal(_) => "internal",

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::graph::FileGraph;
+use crate::graph::{FileGraph, SymbolGraph};
 use crate::index::{self, IndexOptions, IndexReport, Progress};
 use crate::store::{self, Store, StoreError};
 
@@ -20,6 +20,8 @@ pub struct Workspace {
     index_lock: Mutex<()>,
     /// The file graph of the newest generation loaded so far.
     file_graph: Mutex<Option<Arc<FileGraph>>>,
+    /// The symbol graph of the newest generation loaded so far.
+    symbol_graph: Mutex<Option<Arc<SymbolGraph>>>,
 }
 
 impl Workspace {
@@ -54,6 +56,7 @@ impl Workspace {
             options,
             index_lock: Mutex::new(()),
             file_graph: Mutex::new(None),
+            symbol_graph: Mutex::new(None),
         })
     }
 
@@ -98,6 +101,27 @@ impl Workspace {
         let mut conn = self.store.conn()?;
         let rows = store::graph::load_file_graph(&mut conn)?;
         let g = Arc::new(FileGraph::from_rows(&rows));
+        *cached = Some(Arc::clone(&g));
+        Ok(g)
+    }
+}
+
+impl Workspace {
+    /// The symbol graph of the current generation, loaded once per generation and
+    /// shared read-only by concurrent calls (a call that finds an older snapshot waits
+    /// for the reload; the others keep their `Arc`).
+    pub fn symbol_graph(&self) -> Result<Arc<SymbolGraph>, ToolError> {
+        let generation = self.store.generation()?;
+        let mut cached = self
+            .symbol_graph
+            .lock()
+            .map_err(|_| ToolError::Internal("snapshot lock poisoned".into()))?;
+        if let Some(g) = cached.as_ref().filter(|g| g.generation == generation) {
+            return Ok(Arc::clone(g));
+        }
+        let mut conn = self.store.conn()?;
+        let rows = store::graph::load_symbol_graph(&mut conn)?;
+        let g = Arc::new(SymbolGraph::from_rows(rows));
         *cached = Some(Arc::clone(&g));
         Ok(g)
     }

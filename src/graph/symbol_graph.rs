@@ -1,0 +1,258 @@
+//! The symbol-level graph: every node of the index (files, modules, functions, methods,
+//! classes, ...) and every edge (`contains`, `imports`, `calls`, `inherits`,
+//! `implements`), loaded once per index generation and shared read-only.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use crate::store::graph::SymbolGraphRows;
+
+/// The kind of an edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EdgeKind {
+    Contains,
+    Imports,
+    Calls,
+    Inherits,
+    Implements,
+}
+
+impl EdgeKind {
+    /// From `edges.kind`; unknown kinds are `None`.
+    pub fn parse(s: &str) -> Option<EdgeKind> {
+        Some(match s {
+            "contains" => EdgeKind::Contains,
+            "imports" => EdgeKind::Imports,
+            "calls" => EdgeKind::Calls,
+            "inherits" => EdgeKind::Inherits,
+            "implements" => EdgeKind::Implements,
+            _ => return None,
+        })
+    }
+
+    /// The stored name.
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeKind::Contains => "contains",
+            EdgeKind::Imports => "imports",
+            EdgeKind::Calls => "calls",
+            EdgeKind::Inherits => "inherits",
+            EdgeKind::Implements => "implements",
+        }
+    }
+}
+
+/// A node of the symbol graph.
+#[derive(Debug, Clone)]
+pub struct SymbolNode {
+    /// `nodes.id`.
+    pub id: i64,
+    /// Stable identity (`func:PATH::Q`, `file:PATH`, ...).
+    pub key: String,
+    /// `file`, `module`, `function`, `method`, `class`, `struct`, `enum`, `trait`, `interface`.
+    pub kind: String,
+    pub name: String,
+    pub qualified_name: String,
+    /// Root-relative path of the defining file.
+    pub path: String,
+    /// Language of the defining file (`None` for assets).
+    pub language: Option<String>,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub signature: Option<String>,
+}
+
+impl SymbolNode {
+    /// The label for people (seed 001): `fn name()`, `class Name`, `mod name`, or the
+    /// file path.
+    pub fn label(&self) -> String {
+        match self.kind.as_str() {
+            "file" => self.path.clone(),
+            "function" | "method" => format!("fn {}()", self.name),
+            "module" => format!("mod {}", self.name),
+            "struct" => format!("struct {}", self.name),
+            "enum" => format!("enum {}", self.name),
+            "trait" => format!("trait {}", self.name),
+            "interface" => format!("interface {}", self.name),
+            _ => format!("class {}", self.name),
+        }
+    }
+}
+
+/// An edge of the symbol graph.
+#[derive(Debug, Clone, Copy)]
+pub struct SymbolEdge {
+    pub kind: EdgeKind,
+    /// 1.0 for certain edges; calls carry their resolution confidence.
+    pub confidence: f32,
+    /// 1-based line of the reference, 0 when none (`contains`).
+    pub line: u32,
+}
+
+impl SymbolEdge {
+    /// The weight used by PageRank, communities and community edges: the confidence
+    /// for calls, 1.0 for imports and inheritance, 0.5 for containment (structure, not
+    /// use).
+    pub fn weight(&self) -> f64 {
+        match self.kind {
+            EdgeKind::Contains => 0.5,
+            EdgeKind::Calls => f64::from(self.confidence),
+            _ => 1.0,
+        }
+    }
+}
+
+/// The symbol graph of one index generation, with lazily computed whole-graph results
+/// that every tool call of that generation shares.
+#[derive(Debug)]
+pub struct SymbolGraph {
+    pub graph: DiGraph<SymbolNode, SymbolEdge>,
+    pub generation: i64,
+    by_key: HashMap<String, NodeIndex>,
+    by_id: HashMap<i64, NodeIndex>,
+    pagerank: OnceLock<Vec<f64>>,
+    communities: OnceLock<Communities>,
+}
+
+/// Communities of the whole graph (label propagation, fixed seed), shared by
+/// `summarize_graph` and `get_community` so ids agree between calls.
+#[derive(Debug, Clone)]
+pub struct Communities {
+    /// Community index per node (`NodeIndex::index()`).
+    pub labels: Vec<usize>,
+    /// Community id per community index: `file:PATH` of the file most members belong
+    /// to, with `#2`, `#3` for later communities of the same file (largest first).
+    pub ids: Vec<String>,
+    /// Members per community index.
+    pub sizes: Vec<usize>,
+}
+
+/// Seed of the label propagation, so communities are the same on every run.
+pub const COMMUNITY_SEED: u64 = 0x5eed;
+
+impl SymbolGraph {
+    /// Builds the graph from rows. Cost: O(nodes + edges).
+    pub fn from_rows(rows: SymbolGraphRows) -> SymbolGraph {
+        let mut graph = DiGraph::with_capacity(rows.nodes.len(), rows.edges.len());
+        let mut by_key = HashMap::with_capacity(rows.nodes.len());
+        let mut by_id = HashMap::with_capacity(rows.nodes.len());
+        for n in rows.nodes {
+            let (id, key) = (n.id, n.key.clone());
+            let ix = graph.add_node(SymbolNode {
+                id: n.id,
+                key: n.key,
+                kind: n.kind,
+                name: n.name,
+                qualified_name: n.qualified_name,
+                path: n.path,
+                language: n.language,
+                start_line: n.start_line,
+                end_line: n.end_line,
+                signature: n.signature,
+            });
+            by_key.insert(key, ix);
+            by_id.insert(id, ix);
+        }
+        for e in rows.edges {
+            let (Some(&a), Some(&b), Some(kind)) = (
+                by_id.get(&e.src),
+                by_id.get(&e.dst),
+                EdgeKind::parse(&e.kind),
+            ) else {
+                continue;
+            };
+            graph.add_edge(
+                a,
+                b,
+                SymbolEdge {
+                    kind,
+                    confidence: e.confidence as f32,
+                    line: e.line.unwrap_or(0).max(0) as u32,
+                },
+            );
+        }
+        SymbolGraph {
+            graph,
+            generation: rows.generation,
+            by_key,
+            by_id,
+            pagerank: OnceLock::new(),
+            communities: OnceLock::new(),
+        }
+    }
+
+    /// The node with this key (`func:src/a.rs::f`).
+    pub fn by_key(&self, key: &str) -> Option<NodeIndex> {
+        self.by_key.get(key).copied()
+    }
+
+    /// The node with this `nodes.id`.
+    pub fn by_id(&self, id: i64) -> Option<NodeIndex> {
+        self.by_id.get(&id).copied()
+    }
+
+    /// The node's data.
+    pub fn node(&self, ix: NodeIndex) -> &SymbolNode {
+        &self.graph[ix]
+    }
+
+    /// Label-propagation communities of the whole graph (weights as
+    /// [`SymbolEdge::weight`], seed [`COMMUNITY_SEED`]), computed once per snapshot.
+    pub fn communities(&self) -> &Communities {
+        self.communities.get_or_init(|| {
+            let labels = super::communities::label_propagation(
+                &self.graph,
+                SymbolEdge::weight,
+                COMMUNITY_SEED,
+                50,
+            );
+            let k = labels.iter().copied().max().map_or(0, |m| m + 1);
+            let mut sizes = vec![0usize; k];
+            let mut files: Vec<HashMap<&str, usize>> = vec![HashMap::new(); k];
+            for ix in self.graph.node_indices() {
+                let c = labels[ix.index()];
+                sizes[c] += 1;
+                *files[c].entry(self.graph[ix].path.as_str()).or_insert(0) += 1;
+            }
+            let dominant: Vec<String> = files
+                .iter()
+                .map(|f| {
+                    f.iter()
+                        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                        .map(|(p, _)| format!("file:{p}"))
+                        .unwrap_or_default()
+                })
+                .collect();
+            // Name the largest community of a file plainly, the others with a suffix.
+            let mut order: Vec<usize> = (0..k).collect();
+            order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            let mut ids = vec![String::new(); k];
+            for c in order {
+                let n = seen.entry(dominant[c].as_str()).or_insert(0);
+                *n += 1;
+                ids[c] = if *n == 1 {
+                    dominant[c].clone()
+                } else {
+                    format!("{}#{n}", dominant[c])
+                };
+            }
+            Communities { labels, ids, sizes }
+        })
+    }
+
+    /// The community index of an id from [`Communities::ids`].
+    pub fn community_by_id(&self, id: &str) -> Option<usize> {
+        self.communities().ids.iter().position(|c| c == id)
+    }
+
+    /// PageRank of the whole graph (damping 0.85, tolerance 1e-6, edge weights as
+    /// [`SymbolEdge::weight`]), computed once per snapshot.
+    pub fn pagerank(&self) -> &[f64] {
+        self.pagerank.get_or_init(|| {
+            super::pagerank::pagerank(&self.graph, SymbolEdge::weight, Default::default()).scores
+        })
+    }
+}

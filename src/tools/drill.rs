@@ -1,0 +1,390 @@
+//! The drill-down tools of seed 001: `get_node_details`, `get_paths`, `get_community`,
+//! `expand`, `list_top_nodes`. Each answers from the symbol-graph snapshot, takes
+//! `budget_tokens`, and cuts its lists (saying `truncated: true`) to fit it.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::graph::betweenness::betweenness_auto;
+use crate::graph::paths::k_shortest_paths;
+use crate::graph::symbol_graph::EdgeKind;
+use crate::graph::SymbolGraph;
+
+use super::summarize::{count_tokens, resolve_seed};
+use super::ToolError;
+
+/// Default `budget_tokens` of the drill-down tools.
+pub const DEFAULT_BUDGET: usize = 3000;
+/// Most nodes `expand` returns before cutting.
+pub const EXPAND_CAP: usize = 200;
+/// Seed of sampled betweenness.
+pub const BETWEENNESS_SEED: u64 = 7;
+
+/// Resolves a node argument: a key, or a label/name/path naming exactly one node.
+fn node_arg(g: &SymbolGraph, what: &str, arg: &str) -> Result<NodeIndex, ToolError> {
+    let found = resolve_seed(g, arg);
+    match found.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(ToolError::NotFound(format!(
+            "{what} {arg:?} names no node; use a node id such as func:PATH::name (see top_nodes)"
+        ))),
+        many => Err(ToolError::InvalidArgument(format!(
+            "{what} {arg:?} names {} nodes ({}, ...); pass one node id",
+            many.len(),
+            many.iter()
+                .take(3)
+                .map(|&n| g.node(n).key.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Renders `build(limit)` with the largest `limit ≤ max` whose JSON fits `budget`
+/// tokens, halving from `max`; adds `truncated` and `tokens`.
+fn fit(budget: usize, max: usize, build: impl Fn(usize) -> Value) -> Result<Value, ToolError> {
+    let mut limit = max;
+    loop {
+        let mut v = build(limit);
+        let truncated = limit < max;
+        v["truncated"] = json!(truncated);
+        let tokens = count_tokens(&v.to_string()) + 8;
+        v["tokens"] = json!(tokens);
+        if tokens <= budget {
+            return Ok(v);
+        }
+        if limit == 0 {
+            return Err(ToolError::BudgetTooSmall(format!(
+                "the smallest answer takes {tokens} tokens (cl100k_base); raise budget_tokens to at least {tokens}"
+            )));
+        }
+        limit /= 2;
+    }
+}
+
+fn brief(g: &SymbolGraph, ix: NodeIndex) -> Value {
+    let n = g.node(ix);
+    json!({"node_id": n.key, "label": n.label(), "file": n.path, "line": n.start_line})
+}
+
+/// Arguments of `get_node_details`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeDetailsArgs {
+    /// Node id (`func:src/a.rs::f`), or a label/name naming one node.
+    pub node_id: String,
+    /// Token budget (default 3000).
+    pub budget_tokens: Option<usize>,
+    #[serde(rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+}
+
+/// `get_node_details`: kind, label, file, lines, signature, in/out degree, community,
+/// sample callers and callees with the lines of the calls.
+pub fn get_node_details(g: &SymbolGraph, args: &NodeDetailsArgs) -> Result<Value, ToolError> {
+    let ix = node_arg(g, "node_id", &args.node_id)?;
+    let n = g.node(ix);
+    let comms = g.communities();
+    let pr = g.pagerank();
+    let linked = |dir: Direction| -> Vec<Value> {
+        let mut v: Vec<(NodeIndex, u32)> = g
+            .graph
+            .edges_directed(ix, dir)
+            .filter(|e| e.weight().kind == EdgeKind::Calls)
+            .map(|e| {
+                let other = if dir == Direction::Incoming {
+                    e.source()
+                } else {
+                    e.target()
+                };
+                (other, e.weight().line)
+            })
+            .collect();
+        v.sort_by(|a, b| pr[b.0.index()].total_cmp(&pr[a.0.index()]).then(a.cmp(b)));
+        v.into_iter()
+            .map(|(o, line)| {
+                let mut b = brief(g, o);
+                b["call_line"] = json!(line);
+                b
+            })
+            .collect()
+    };
+    let (callers, callees) = (linked(Direction::Incoming), linked(Direction::Outgoing));
+    let max = callers.len().max(callees.len());
+    fit(args.budget_tokens.unwrap_or(DEFAULT_BUDGET), max, |limit| {
+        json!({
+            "node_id": n.key,
+            "kind": n.kind,
+            "label": n.label(),
+            "file": n.path,
+            "start_line": n.start_line,
+            "end_line": n.end_line,
+            "signature": n.signature,
+            "in_degree": g.graph.edges_directed(ix, Direction::Incoming).count(),
+            "out_degree": g.graph.edges_directed(ix, Direction::Outgoing).count(),
+            "pagerank": pr[ix.index()],
+            "community": comms.ids[comms.labels[ix.index()]],
+            "callers_total": callers.len(),
+            "callees_total": callees.len(),
+            "callers": callers.iter().take(limit).collect::<Vec<_>>(),
+            "callees": callees.iter().take(limit).collect::<Vec<_>>(),
+        })
+    })
+}
+
+/// Arguments of `get_paths`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathsArgs {
+    pub src: String,
+    pub dst: String,
+    /// Most paths (default 5).
+    pub limit: Option<usize>,
+    /// Longest path in edges (default 5).
+    pub max_hops: Option<usize>,
+    /// Token budget (default 3000).
+    pub budget_tokens: Option<usize>,
+    #[serde(rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+}
+
+/// `get_paths`: up to `limit` shortest simple paths from `src` to `dst` within
+/// `max_hops`, along calls, imports, inherits and implements edges (not containment).
+pub fn get_paths(g: &SymbolGraph, args: &PathsArgs) -> Result<Value, ToolError> {
+    let (a, b) = (
+        node_arg(g, "src", &args.src)?,
+        node_arg(g, "dst", &args.dst)?,
+    );
+    let limit = args.limit.unwrap_or(5);
+    let hops = args.max_hops.unwrap_or(5);
+    if limit == 0 || limit > 100 || hops == 0 || hops > 20 {
+        return Err(ToolError::InvalidArgument(
+            "limit must be 1-100 and max_hops 1-20".into(),
+        ));
+    }
+    let paths = k_shortest_paths(&g.graph, a, b, limit, hops, |e| {
+        e.kind != EdgeKind::Contains
+    });
+    let rendered: Vec<Vec<String>> = paths
+        .iter()
+        .map(|p| p.iter().map(|&n| g.node(n).key.clone()).collect())
+        .collect();
+    fit(
+        args.budget_tokens.unwrap_or(DEFAULT_BUDGET),
+        rendered.len(),
+        |k| {
+            json!({
+                "src": g.node(a).key,
+                "dst": g.node(b).key,
+                "paths_total": rendered.len(),
+                "paths": rendered.iter().take(k).collect::<Vec<_>>(),
+            })
+        },
+    )
+}
+
+/// Arguments of `get_community`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommunityArgs {
+    /// A community id as `summarize_graph` lists it (`file:PATH`, `file:PATH#2`).
+    pub community_id: String,
+    /// Token budget (default 3000).
+    pub budget_tokens: Option<usize>,
+    #[serde(rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+}
+
+/// `get_community`: size, top nodes by PageRank, files, and edges to other communities.
+pub fn get_community(g: &SymbolGraph, args: &CommunityArgs) -> Result<Value, ToolError> {
+    let c = g.community_by_id(&args.community_id).ok_or_else(|| {
+        ToolError::NotFound(format!(
+            "community {:?} does not exist in this index generation; take ids from summarize_graph",
+            args.community_id
+        ))
+    })?;
+    let comms = g.communities();
+    let pr = g.pagerank();
+    let mut members: Vec<NodeIndex> = g
+        .graph
+        .node_indices()
+        .filter(|ix| comms.labels[ix.index()] == c)
+        .collect();
+    members.sort_by(|a, b| pr[b.index()].total_cmp(&pr[a.index()]).then(a.cmp(b)));
+    let mut files: BTreeMap<&str, usize> = BTreeMap::new();
+    for &m in &members {
+        *files.entry(g.node(m).path.as_str()).or_insert(0) += 1;
+    }
+    let mut files: Vec<(&str, usize)> = files.into_iter().collect();
+    files.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut out_edges: BTreeMap<usize, (usize, f64)> = BTreeMap::new();
+    for &m in &members {
+        for e in g.graph.edges_directed(m, Direction::Outgoing) {
+            let other = comms.labels[e.target().index()];
+            if other != c {
+                let entry = out_edges.entry(other).or_insert((0, 0.0));
+                entry.0 += 1;
+                entry.1 += e.weight().weight();
+            }
+        }
+    }
+    let mut out_edges: Vec<Value> = out_edges
+        .into_iter()
+        .map(|(o, (n, w))| json!({"dst": comms.ids[o], "edges": n, "weight_sum": (w * 100.0).round() / 100.0}))
+        .collect();
+    out_edges.sort_by(|a, b| b["edges"].as_u64().cmp(&a["edges"].as_u64()));
+    let max = members.len().max(files.len()).max(out_edges.len()).min(100);
+    fit(args.budget_tokens.unwrap_or(DEFAULT_BUDGET), max, |k| {
+        json!({
+            "community_id": args.community_id,
+            "size": members.len(),
+            "top_nodes": members.iter().take(k.min(20)).map(|&m| json!([g.node(m).key, pr[m.index()]])).collect::<Vec<_>>(),
+            "files_total": files.len(),
+            "files": files.iter().take(k).map(|(f, n)| json!({"path": f, "nodes": n})).collect::<Vec<_>>(),
+            "edges_to_other_communities": out_edges.iter().take(k).collect::<Vec<_>>(),
+        })
+    })
+}
+
+/// Arguments of `expand`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpandArgs {
+    pub node_id: String,
+    /// Hops in either direction (default 1, at most 3).
+    pub radius: Option<usize>,
+    /// Token budget (default 3000).
+    pub budget_tokens: Option<usize>,
+    #[serde(rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+}
+
+/// `expand`: the induced subgraph of the nodes within `radius` hops of `node_id`
+/// (nearest first, at most 200 nodes), with its edges.
+pub fn expand(g: &SymbolGraph, args: &ExpandArgs) -> Result<Value, ToolError> {
+    let start = node_arg(g, "node_id", &args.node_id)?;
+    let radius = args.radius.unwrap_or(1);
+    if radius > super::summarize::MAX_RADIUS {
+        return Err(ToolError::RadiusTooLarge(format!(
+            "radius {radius} is above the maximum of {}",
+            super::summarize::MAX_RADIUS
+        )));
+    }
+    let mut order = vec![start];
+    let mut seen: HashSet<NodeIndex> = HashSet::from([start]);
+    let mut queue = VecDeque::from([(start, 0usize)]);
+    while let Some((n, d)) = queue.pop_front() {
+        if d == radius {
+            continue;
+        }
+        let mut next: Vec<NodeIndex> = g.graph.neighbors_undirected(n).collect();
+        next.sort();
+        for m in next {
+            if seen.insert(m) {
+                order.push(m);
+                queue.push_back((m, d + 1));
+            }
+        }
+    }
+    let total = order.len();
+    fit(args.budget_tokens.unwrap_or(DEFAULT_BUDGET), total.min(EXPAND_CAP), |k| {
+        let kept: HashSet<NodeIndex> = order.iter().take(k.max(1)).copied().collect();
+        let mut edges = Vec::new();
+        for &n in order.iter().take(k.max(1)) {
+            for e in g.graph.edges_directed(n, Direction::Outgoing) {
+                if kept.contains(&e.target()) {
+                    edges.push(json!([g.node(n).key, g.node(e.target()).key, e.weight().kind.name()]));
+                }
+            }
+        }
+        json!({
+            "node_id": g.node(start).key,
+            "radius": radius,
+            "nodes_total": total,
+            "nodes": order.iter().take(k.max(1)).map(|&n| json!({"node_id": g.node(n).key, "label": g.node(n).label(), "kind": g.node(n).kind})).collect::<Vec<_>>(),
+            "edges": edges,
+        })
+    })
+    .map(|mut v| {
+        if total > EXPAND_CAP {
+            v["truncated"] = json!(true);
+        }
+        v
+    })
+}
+
+/// Metric of `list_top_nodes`.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    #[default]
+    Pr,
+    Degree,
+    Betweenness,
+}
+
+/// Arguments of `list_top_nodes`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TopNodesArgs {
+    /// `pr` (default), `degree` or `betweenness`.
+    pub metric: Option<Metric>,
+    /// How many (default 20, at most 1000).
+    pub k: Option<usize>,
+    /// Token budget (default 3000).
+    pub budget_tokens: Option<usize>,
+    #[serde(rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+}
+
+/// `list_top_nodes`: the `k` nodes with the highest PageRank, degree (in + out) or
+/// betweenness (exact below 5,000 nodes, sampled above: `exact` says which).
+pub fn list_top_nodes(g: &SymbolGraph, args: &TopNodesArgs) -> Result<Value, ToolError> {
+    let metric = args.metric.unwrap_or_default();
+    let k = args.k.unwrap_or(20);
+    if k == 0 || k > 1000 {
+        return Err(ToolError::InvalidArgument("k must be 1-1000".into()));
+    }
+    let mut extra = json!({});
+    let scores: Vec<f64> = match metric {
+        Metric::Pr => g.pagerank().to_vec(),
+        Metric::Degree => g
+            .graph
+            .node_indices()
+            .map(|ix| g.graph.neighbors_undirected(ix).count() as f64)
+            .collect(),
+        Metric::Betweenness => {
+            let b = betweenness_auto(&g.graph, BETWEENNESS_SEED);
+            extra = json!({"exact": b.exact, "pivots": b.pivots});
+            b.scores
+        }
+    };
+    let mut order: Vec<NodeIndex> = g.graph.node_indices().collect();
+    let by_score = |a: &NodeIndex, b: &NodeIndex| {
+        scores[b.index()]
+            .total_cmp(&scores[a.index()])
+            .then(a.cmp(b))
+    };
+    let k = k.min(order.len());
+    if k < order.len() {
+        order.select_nth_unstable_by(k, by_score);
+        order.truncate(k);
+    }
+    order.sort_by(by_score);
+    fit(args.budget_tokens.unwrap_or(DEFAULT_BUDGET), k, |limit| {
+        let mut v = json!({
+            "metric": metric,
+            "nodes": order.iter().take(limit).map(|&n| json!([g.node(n).key, scores[n.index()]])).collect::<Vec<_>>(),
+        });
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        v
+    })
+}
