@@ -2,8 +2,9 @@
 //! classes, ...) and every edge (`contains`, `imports`, `calls`, `inherits`,
 //! `implements`), loaded once per index generation and shared read-only.
 
+use std::any::Any;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -114,7 +115,12 @@ pub struct SymbolGraph {
     by_id: HashMap<i64, NodeIndex>,
     pagerank: OnceLock<Vec<f64>>,
     communities: OnceLock<Communities>,
+    /// Results derived from this snapshot by the tools, keyed by what they depend on.
+    memo: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
+
+/// Most derived results kept per snapshot; the memo is emptied when it would grow past.
+const MEMO_CAPACITY: usize = 32;
 
 /// Communities of the whole graph (label propagation, fixed seed), shared by
 /// `summarize_graph` and `get_community` so ids agree between calls.
@@ -180,6 +186,7 @@ impl SymbolGraph {
             by_id,
             pagerank: OnceLock::new(),
             communities: OnceLock::new(),
+            memo: Mutex::new(HashMap::new()),
         }
     }
 
@@ -196,6 +203,27 @@ impl SymbolGraph {
     /// The node's data.
     pub fn node(&self, ix: NodeIndex) -> &SymbolNode {
         &self.graph[ix]
+    }
+
+    /// A result derived from this snapshot, computed once per `key` (the caller puts
+    /// everything the result depends on into the key) and shared between calls.
+    pub fn memo<T: Any + Send + Sync>(&self, key: &str, compute: impl FnOnce() -> T) -> Arc<T> {
+        if let Ok(m) = self.memo.lock() {
+            if let Some(v) = m.get(key).and_then(|v| Arc::clone(v).downcast::<T>().ok()) {
+                return v;
+            }
+        }
+        let value = Arc::new(compute());
+        if let Ok(mut m) = self.memo.lock() {
+            if m.len() >= MEMO_CAPACITY {
+                m.clear();
+            }
+            m.insert(
+                key.to_string(),
+                Arc::clone(&value) as Arc<dyn Any + Send + Sync>,
+            );
+        }
+        value
     }
 
     /// Label-propagation communities of the whole graph (weights as

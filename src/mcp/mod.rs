@@ -29,6 +29,10 @@ use crate::tools::summary::{self, SummaryResponse};
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 
+/// The seed-001 tools check the index against the disk at most this often;
+/// `constellation_get_graph_summary` checks on every call.
+pub const FRESHNESS_WINDOW: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Arguments of `constellation_get_graph_summary`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -261,7 +265,7 @@ impl Server {
         let args: A = parse_args(args).map_err(|e| e.to_string())?;
         let ws = self.workspace(root_of(&args)).map_err(|e| e.to_string())?;
         blocking(move || {
-            ws.refresh(false, &|_| {})?;
+            ws.refresh_within(FRESHNESS_WINDOW)?;
             let g = ws.symbol_graph()?;
             Ok(CallToolResult::structured(run(&g, &args)?))
         })
@@ -270,7 +274,7 @@ impl Server {
 
     /// `summarize_graph` on a workspace: refresh the index, take the snapshot, summarize.
     fn summarize(ws: &Workspace, args: &SummarizeArgs) -> Result<CallToolResult, ToolError> {
-        ws.refresh(false, &|_| {})?;
+        ws.refresh_within(FRESHNESS_WINDOW)?;
         let g = ws.symbol_graph()?;
         let rendered = summarize::summarize_graph(&g, ws.root(), args)?;
         let value = serde_json::to_value(&rendered.response)

@@ -338,19 +338,23 @@ struct Full {
     dot_nodes: Vec<NodeIndex>,
 }
 
-/// Computes the summary at one radius.
-fn compute(g: &SymbolGraph, p: &Params, radius: usize, keep: &[bool], seeds: &[NodeIndex]) -> Full {
-    // Statistics of the filtered graph.
-    let filtered: Vec<NodeIndex> = g
-        .graph
-        .node_indices()
-        .filter(|ix| keep[ix.index()])
-        .collect();
+/// The filtered graph and what does not depend on seeds or radius, memoized in the
+/// snapshot per filter.
+struct FilteredView {
+    /// Nodes that pass the filters, in index order.
+    filtered: Vec<NodeIndex>,
+    node_count: usize,
+    edge_count: usize,
+    /// Strongly connected components of two or more nodes.
+    cycles: usize,
+    /// PageRank of the filtered graph, indexed by the snapshot's node index (0 outside).
+    pagerank: Vec<f64>,
+}
+
+fn filtered_view(g: &SymbolGraph, keep: &[bool]) -> FilteredView {
     let sub = g
         .graph
         .filter_map(|ix, _| keep[ix.index()].then_some(ix), |_, e| Some(*e));
-    let node_count = sub.node_count();
-    let edge_count = sub.edge_count();
     let cycles = find_cycles(
         &sub,
         CycleLimits {
@@ -358,33 +362,68 @@ fn compute(g: &SymbolGraph, p: &Params, radius: usize, keep: &[bool], seeds: &[N
             max_len: 0,
         },
     );
-
-    // Centrality: PageRank of the filtered graph, personalized by the seeds if any.
-    let pr_sub = if seeds.is_empty() {
+    let pr_sub =
         crate::graph::pagerank::pagerank(&sub, SymbolEdge::weight, PageRankOptions::default())
-            .scores
+            .scores;
+    let mut pagerank = vec![0.0; g.graph.node_count()];
+    for s in sub.node_indices() {
+        pagerank[sub[s].index()] = pr_sub[s.index()];
+    }
+    FilteredView {
+        filtered: sub.node_indices().map(|s| sub[s]).collect(),
+        node_count: sub.node_count(),
+        edge_count: sub.edge_count(),
+        cycles: cycles.components,
+        pagerank,
+    }
+}
+
+/// Computes the summary at one radius.
+fn compute(
+    g: &SymbolGraph,
+    p: &Params,
+    radius: usize,
+    keep: &[bool],
+    seeds: &[NodeIndex],
+    filter_key: &str,
+) -> Full {
+    let view = g.memo(&format!("summarize-filter {filter_key}"), || {
+        filtered_view(g, keep)
+    });
+    let filtered = &view.filtered;
+    let (node_count, edge_count) = (view.node_count, view.edge_count);
+    // Centrality: PageRank of the filtered graph, personalized by the seeds if any.
+    let pr: Vec<f64> = if seeds.is_empty() {
+        view.pagerank.clone()
     } else {
+        let sub = g
+            .graph
+            .filter_map(|ix, _| keep[ix.index()].then_some(ix), |_, e| Some(*e));
         let index: HashMap<NodeIndex, NodeIndex> =
             sub.node_indices().map(|s| (sub[s], s)).collect();
         let local: Vec<NodeIndex> = seeds.iter().filter_map(|s| index.get(s).copied()).collect();
-        personalized_pagerank(&sub, SymbolEdge::weight, &local, PageRankOptions::default()).scores
+        let scores =
+            personalized_pagerank(&sub, SymbolEdge::weight, &local, PageRankOptions::default())
+                .scores;
+        let mut pr = vec![0.0; g.graph.node_count()];
+        for s in sub.node_indices() {
+            pr[sub[s].index()] = scores[s.index()];
+        }
+        pr
     };
-    let mut pr: HashMap<NodeIndex, f64> = HashMap::with_capacity(node_count);
-    for s in sub.node_indices() {
-        pr.insert(sub[s], pr_sub[s.index()]);
-    }
-    let by_pr = |a: &NodeIndex, b: &NodeIndex| {
-        pr.get(b)
-            .unwrap_or(&0.0)
-            .total_cmp(pr.get(a).unwrap_or(&0.0))
-            .then(a.cmp(b))
-    };
+    let by_pr =
+        |a: &NodeIndex, b: &NodeIndex| pr[b.index()].total_cmp(&pr[a.index()]).then(a.cmp(b));
 
     // The kept set, by scope.
-    let mut ranked = filtered.clone();
-    ranked.sort_by(by_pr);
     let anchors: Vec<NodeIndex> = if seeds.is_empty() {
-        ranked.iter().take(10).copied().collect()
+        let mut ranked = filtered.clone();
+        let k = ranked.len().min(10);
+        if k < ranked.len() {
+            ranked.select_nth_unstable_by(k, by_pr);
+            ranked.truncate(k);
+        }
+        ranked.sort_by(by_pr);
+        ranked
     } else {
         seeds.to_vec()
     };
@@ -422,7 +461,7 @@ fn compute(g: &SymbolGraph, p: &Params, radius: usize, keep: &[bool], seeds: &[N
     let top: Vec<(String, f64)> = kept_sorted
         .iter()
         .take(p.top_k)
-        .map(|&ix| (g.node(ix).key.clone(), round(*pr.get(&ix).unwrap_or(&0.0))))
+        .map(|&ix| (g.node(ix).key.clone(), round(pr[ix.index()])))
         .collect();
 
     let (communities, community_edges_out) = if p.with_communities {
@@ -444,7 +483,7 @@ fn compute(g: &SymbolGraph, p: &Params, radius: usize, keep: &[bool], seeds: &[N
             } else {
                 round2(2.0 * edge_count as f64 / node_count as f64)
             },
-            cycles_count: cycles.components,
+            cycles_count: view.cycles,
             critical_nodes_count: critical,
         },
         seeds: seeds.iter().map(|&s| g.node(s).label()).collect(),
@@ -471,7 +510,7 @@ fn round2(x: f64) -> f64 {
 fn communities_of(
     g: &SymbolGraph,
     kept: &petgraph::Graph<NodeIndex, SymbolEdge>,
-    pr: &HashMap<NodeIndex, f64>,
+    pr: &[f64],
     p: &Params,
 ) -> (Vec<CommunityOut>, Vec<CommunityEdgeOut>) {
     let global = g.communities();
@@ -486,12 +525,7 @@ fn communities_of(
     let mut list: Vec<(usize, CommunityOut)> = members
         .into_iter()
         .map(|(label, mut nodes)| {
-            nodes.sort_by(|a, b| {
-                pr.get(b)
-                    .unwrap_or(&0.0)
-                    .total_cmp(pr.get(a).unwrap_or(&0.0))
-                    .then(a.cmp(b))
-            });
+            nodes.sort_by(|a, b| pr[b.index()].total_cmp(&pr[a.index()]).then(a.cmp(b)));
             let out = CommunityOut {
                 id: global.ids[label].clone(),
                 size: nodes.len(),
@@ -534,7 +568,7 @@ fn communities_of(
 fn call_paths(
     g: &SymbolGraph,
     kept: &petgraph::Graph<NodeIndex, SymbolEdge>,
-    pr: &HashMap<NodeIndex, f64>,
+    pr: &[f64],
     p: &Params,
 ) -> Vec<Vec<String>> {
     let calls = |e: &SymbolEdge| e.kind == EdgeKind::Calls;
@@ -550,9 +584,8 @@ fn call_paths(
         .collect();
     // Entry points that reach far and are central first.
     entries.sort_by(|a, b| {
-        pr.get(&kept[*b])
-            .unwrap_or(&0.0)
-            .total_cmp(pr.get(&kept[*a]).unwrap_or(&0.0))
+        pr[kept[*b].index()]
+            .total_cmp(&pr[kept[*a].index()])
             .then(a.cmp(b))
     });
     let mut out = Vec::new();
@@ -786,6 +819,10 @@ pub fn summarize_graph(
         }
     }
     let keep = node_filter(g, args)?;
+    let filter_key = format!(
+        "{:?}|{:?}|{:?}",
+        args.include_filters, args.exclude_filters, args.language_filters
+    );
 
     let mut seeds: Vec<NodeIndex> = Vec::new();
     for s in args.seeds.iter().flatten() {
@@ -815,7 +852,7 @@ pub fn summarize_graph(
 
     // The degradation ladder of seed 001, then further halving of the lists.
     let mut radius = p.radius;
-    let mut full = compute(g, &p, radius, &keep, &seeds);
+    let mut full = compute(g, &p, radius, &keep, &seeds, &filter_key);
     // Cut sizes start at what the lists hold, so a step that would drop nothing is skipped.
     let initial = |full: &Full| Cut {
         top_k: p.top_k.min(full.top.len()),
@@ -834,7 +871,7 @@ pub fn summarize_graph(
     if radius >= 2 {
         steps.push(format!("radius {radius} -> 1"));
         radius = 1;
-        full = compute(g, &p, radius, &keep, &seeds);
+        full = compute(g, &p, radius, &keep, &seeds, &filter_key);
         cut = initial(&full);
         out = render(g, &full, &p, &cut, radius, &steps);
         if fits(&out) {

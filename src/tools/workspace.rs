@@ -22,6 +22,8 @@ pub struct Workspace {
     file_graph: Mutex<Option<Arc<FileGraph>>>,
     /// The symbol graph of the newest generation loaded so far.
     symbol_graph: Mutex<Option<Arc<SymbolGraph>>>,
+    /// When the index last matched the disk (end of the last successful refresh).
+    last_fresh: Mutex<Option<std::time::Instant>>,
 }
 
 impl Workspace {
@@ -57,6 +59,7 @@ impl Workspace {
             index_lock: Mutex::new(()),
             file_graph: Mutex::new(None),
             symbol_graph: Mutex::new(None),
+            last_fresh: Mutex::new(None),
         })
     }
 
@@ -85,7 +88,27 @@ impl Workspace {
             full,
             ..self.options.clone()
         };
-        Ok(index::index(&self.store, &self.root, &opts, progress)?)
+        let report = index::index(&self.store, &self.root, &opts, progress)?;
+        if let Ok(mut t) = self.last_fresh.lock() {
+            *t = Some(std::time::Instant::now());
+        }
+        Ok(report)
+    }
+
+    /// Like [`Workspace::refresh`] (incremental), but skipped when the index was found
+    /// matching the disk less than `max_age` ago: drill-down calls in quick succession
+    /// then cost no walk of the tree each.
+    pub fn refresh_within(&self, max_age: std::time::Duration) -> Result<(), ToolError> {
+        let recent = self
+            .last_fresh
+            .lock()
+            .ok()
+            .and_then(|t| *t)
+            .is_some_and(|t| t.elapsed() < max_age);
+        if !recent {
+            self.refresh(false, &|_| {})?;
+        }
+        Ok(())
     }
 
     /// The file-level graph of the current generation, loaded once per generation.
