@@ -10,6 +10,9 @@ What it checks: the real binary, spoken to over stdio by the reference client
      structuredContent (else from the JSON text); prints fileCount, dependencyCount, the
      top hubs, cycles and orphans counts; fileCount must be a positive integer;
   4. call it with a bad argument, {"forceRefresh": "yes"}: must come back as a tool error
+  5. call summarize_graph (budget 3000) and every drill-down tool on its answer:
+     get_node_details, expand, get_paths, get_community, list_top_nodes (pr, degree,
+     betweenness)
      (`isError: true`, SPEC section 5), not as a JSON-RPC error and not as a success.
 
 How to run (after `cargo build --release`):
@@ -157,6 +160,46 @@ async def run(args) -> None:
             if not field(result, "is_error", "isError"):
                 raise CheckFailed(f"{TOOL} {json.dumps(bad)} succeeded; expected isError: true")
             print(f"{TOOL} {json.dumps(bad)}: isError true: {message[:300]}")
+
+            # The seed-001 tools: summarize_graph, then a drill-down on its answer.
+            async def call(name: str, arguments: dict) -> dict:
+                if name not in tools:
+                    raise CheckFailed(f"{name} is not among the listed tools")
+                r = await with_timeout(session.call_tool(name, arguments), args.timeout)
+                if field(r, "is_error", "isError"):
+                    raise CheckFailed(f"{name} {json.dumps(arguments)} returned a tool error: {text_of(r)[:500]}")
+                sc = field(r, "structured_content", "structuredContent")
+                if not isinstance(sc, dict):
+                    raise CheckFailed(f"{name} returned no structuredContent")
+                return sc
+
+            s = await call("summarize_graph", {"budget_tokens": 3000})
+            if s["tokens"] > 3000:
+                raise CheckFailed(f"summarize_graph used {s['tokens']} tokens for a budget of 3000")
+            stats = s["graph_stats"]
+            print(f"summarize_graph: {stats['node_count']} nodes, {stats['edge_count']} edges, "
+                  f"{len(s['top_nodes'])} top nodes, {len(s.get('communities') or [])} communities, "
+                  f"{s['tokens']} tokens, truncated {s['truncated']}")
+            top = s["top_nodes"][0][0] if s["top_nodes"] else None
+            if top:
+                d = await call("get_node_details", {"node_id": top})
+                print(f"get_node_details {top}: {d['kind']} {d['label']} in {d['file']}:{d['start_line']}, "
+                      f"in {d['in_degree']} out {d['out_degree']}, {d['callers_total']} callers")
+                e = await call("expand", {"node_id": top, "radius": 1})
+                print(f"expand {top}: {len(e['nodes'])} of {e['nodes_total']} nodes, {len(e['edges'])} edges")
+                callees = d.get("callees") or []
+                target = callees[0]["node_id"] if callees else top
+                pth = await call("get_paths", {"src": top, "dst": target, "limit": 3, "max_hops": 4})
+                print(f"get_paths {top} -> {target}: {pth['paths_total']} paths")
+            if s.get("communities"):
+                cid = s["communities"][0]["id"]
+                c = await call("get_community", {"community_id": cid})
+                print(f"get_community {cid}: {c['size']} nodes, {c['files_total']} files")
+            for metric in ("pr", "degree", "betweenness"):
+                t = await call("list_top_nodes", {"metric": metric, "k": 5})
+                first = t["nodes"][0] if t["nodes"] else None
+                extra = f", exact {t['exact']}" if "exact" in t else ""
+                print(f"list_top_nodes {metric}: first {first}{extra}")
 
 
 def main() -> int:
