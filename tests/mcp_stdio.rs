@@ -172,6 +172,20 @@ fn initialize_list_and_call() {
         e["structuredContent"]["nodes"].as_array().unwrap().len() > 1,
         "{e}"
     );
+    let missing = c.call(
+        "get_node_details",
+        json!({"node_id": "func:nowhere.py::ghost"}),
+    );
+    assert_eq!(missing["isError"], true);
+    assert!(missing["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("not_found:"));
+    let missing = c.call("get_community", json!({"community_id": "file:nowhere.py"}));
+    assert!(missing["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("not_found:"));
     let bad = c.call("summarize_graph", json!({"radius": 99}));
     assert_eq!(bad["isError"], true);
     assert!(bad["content"][0]["text"]

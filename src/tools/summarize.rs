@@ -967,3 +967,150 @@ pub fn summarize_graph(
         out.response.tokens, p.budget, out.response.tokens
     )))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::graph::{SymbolEdgeRow, SymbolGraphRows, SymbolRow};
+
+    /// 40 files `c00.py`..`c39.py`, each with a call chain `f0 -> f1 -> ... -> f9`: 440
+    /// nodes, 40 communities (one per file), 40 entry points with 9-hop call chains.
+    fn clusters() -> SymbolGraph {
+        let mut rows = SymbolGraphRows::default();
+        let mut id = 0;
+        for c in 0..40 {
+            let path = format!("c{c:02}.py");
+            id += 1;
+            let file_id = id;
+            rows.nodes.push(SymbolRow {
+                id,
+                key: format!("file:{path}"),
+                kind: "file".into(),
+                name: path.clone(),
+                qualified_name: path.clone(),
+                path: path.clone(),
+                language: Some("python".into()),
+                start_line: 1,
+                end_line: 100,
+                signature: None,
+            });
+            for f in 0..10 {
+                id += 1;
+                rows.nodes.push(SymbolRow {
+                    id,
+                    key: format!("func:{path}::f{f}"),
+                    kind: "function".into(),
+                    name: format!("f{f}"),
+                    qualified_name: format!("f{f}"),
+                    path: path.clone(),
+                    language: Some("python".into()),
+                    start_line: 1 + f * 10,
+                    end_line: 9 + f * 10,
+                    signature: None,
+                });
+                let edge = |src, dst, kind: &str| SymbolEdgeRow {
+                    src,
+                    dst,
+                    kind: kind.into(),
+                    confidence: if kind == "calls" { 0.95 } else { 1.0 },
+                    line: Some(1),
+                };
+                rows.edges.push(edge(file_id, id, "contains"));
+                if f > 0 {
+                    rows.edges.push(edge(id - 1, id, "calls"));
+                }
+            }
+        }
+        SymbolGraph::from_rows(rows)
+    }
+
+    fn args(budget: usize) -> SummarizeArgs {
+        SummarizeArgs {
+            radius: Some(2),
+            top_k: Some(300),
+            scope: Some(Scope::Full),
+            budget_tokens: Some(budget),
+            ..SummarizeArgs::default()
+        }
+    }
+
+    #[test]
+    fn a_large_budget_cuts_nothing() {
+        let g = clusters();
+        let r = summarize_graph(&g, Path::new("."), &args(100_000))
+            .unwrap()
+            .response;
+        assert!(!r.truncated);
+        assert!(r.truncation.is_none());
+        assert_eq!(r.radius, 2);
+        assert_eq!(r.kept_nodes, 440);
+        assert_eq!(r.top_nodes.len(), 300);
+        assert_eq!(r.communities.as_ref().map(Vec::len), Some(40));
+        assert_eq!(r.path_examples.as_ref().map(Vec::len), Some(5));
+        // Chains of 10 nodes: the sampled call paths stop at the 5-hop limit.
+        assert!(r.path_examples.unwrap().iter().all(|p| p.len() == 6));
+        assert_eq!(r.graph_stats.node_count, 440);
+        assert_eq!(r.graph_stats.edge_count, 40 * 10 + 40 * 9);
+        assert_eq!(r.graph_stats.cycles_count, 0);
+    }
+
+    #[test]
+    fn the_ladder_runs_in_the_seed_order() {
+        let g = clusters();
+        let r = summarize_graph(&g, Path::new("."), &args(600))
+            .unwrap()
+            .response;
+        assert!(r.truncated);
+        assert!(r.tokens <= 600, "{}", r.tokens);
+        let steps = r.truncation.as_ref().unwrap().steps.clone();
+        assert_eq!(
+            steps[..7],
+            [
+                "radius 2 -> 1",
+                "top_k 300 -> 200",
+                "top_k 200 -> 150",
+                "communities top-40 -> top-10",
+                "communities top-10 -> top-5",
+                "path_samples 5 -> 2",
+                "community samples 10 -> 3",
+            ]
+        );
+        let t = r.truncation.unwrap();
+        assert_eq!(
+            (
+                t.top_nodes_total,
+                t.communities_total,
+                t.path_examples_total
+            ),
+            (300, 40, 5)
+        );
+        // Each budget between the two gets the steps up to where it fits, no more.
+        let mut previous = 0;
+        for budget in [600, 900, 1500, 3000, 6000] {
+            let r = summarize_graph(&g, Path::new("."), &args(budget))
+                .unwrap()
+                .response;
+            assert!(r.tokens <= budget);
+            let n = r.truncation.map_or(0, |t| t.steps.len());
+            assert!(
+                previous == 0 || n <= previous,
+                "{budget}: {n} steps after {previous}"
+            );
+            previous = n;
+        }
+    }
+
+    #[test]
+    fn too_small_says_the_minimum() {
+        let g = clusters();
+        let err = summarize_graph(&g, Path::new("."), &args(20)).unwrap_err();
+        assert_eq!(err.code(), "budget_too_small");
+        assert!(err.to_string().contains("raise budget_tokens to at least"));
+    }
+
+    #[test]
+    fn tokens_are_cl100k() {
+        // "hello world" is two tokens in cl100k_base.
+        assert_eq!(count_tokens("hello world"), 2);
+    }
+}
