@@ -5,6 +5,7 @@
 //! overflowing the stack. Direction is ignored, self-loops are dropped and parallel
 //! edges (including `a→b` next to `b→a`) are harmless. No I/O.
 
+use super::undirected::UndirectedCsr;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 /// Nodes whose removal increases the number of connected components of the undirected
@@ -19,7 +20,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 /// stack).
 pub fn articulation_points<N, E>(g: &DiGraph<N, E>) -> Vec<NodeIndex> {
     let n = g.node_count();
-    let adj = UndirectedCsr::new(g);
+    let adj = UndirectedCsr::new(g, |id, _| id);
 
     const UNSEEN: u32 = u32::MAX;
     let mut disc = vec![UNSEEN; n];
@@ -92,43 +93,6 @@ pub fn articulation_points<N, E>(g: &DiGraph<N, E>) -> Vec<NodeIndex> {
     }
 
     (0..n).filter(|&i| is_cut[i]).map(NodeIndex::new).collect()
-}
-
-/// Undirected adjacency without self-loops: the neighbours of `u` are
-/// `entries[offsets[u]..offsets[u + 1]]` as `(neighbour, edge id)`.
-struct UndirectedCsr {
-    offsets: Vec<usize>,
-    entries: Vec<(u32, usize)>,
-}
-
-impl UndirectedCsr {
-    fn new<N, E>(g: &DiGraph<N, E>) -> Self {
-        let n = g.node_count();
-        let edges = g.raw_edges();
-        let mut offsets = vec![0_usize; n + 1];
-        for e in edges {
-            let (a, b) = (e.source().index(), e.target().index());
-            if a != b {
-                offsets[a + 1] += 1;
-                offsets[b + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut next = offsets.clone();
-        let mut entries = vec![(0_u32, 0_usize); offsets[n]];
-        for (id, e) in edges.iter().enumerate() {
-            let (a, b) = (e.source().index(), e.target().index());
-            if a != b {
-                entries[next[a]] = (b as u32, id);
-                next[a] += 1;
-                entries[next[b]] = (a as u32, id);
-                next[b] += 1;
-            }
-        }
-        UndirectedCsr { offsets, entries }
-    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use super::undirected::UndirectedCsr;
 use petgraph::graph::DiGraph;
 
 use crate::graph::splitmix::SplitMix64;
@@ -44,7 +45,7 @@ pub fn label_propagation<N, E>(
     max_iterations: usize,
 ) -> Vec<usize> {
     let n = g.node_count();
-    let adj = WeightedUndirected::new(g, weight);
+    let adj = UndirectedCsr::new(g, |_, e| weight(e));
     let mut labels: Vec<usize> = (0..n).collect();
     let mut order: Vec<usize> = (0..n).filter(|&u| adj.degree(u) > 0).collect();
     let mut rng = SplitMix64::new(seed);
@@ -168,53 +169,6 @@ pub fn community_edges<N, E>(
             .then((a.from, a.to).cmp(&(b.from, b.to)))
     });
     out
-}
-
-/// Undirected weighted adjacency without self-loops, in CSR form: the neighbours of
-/// `u` are `entries[offsets[u]..offsets[u + 1]]` as `(neighbour, weight)`, in edge
-/// insertion order.
-struct WeightedUndirected {
-    offsets: Vec<usize>,
-    entries: Vec<(u32, f64)>,
-}
-
-impl WeightedUndirected {
-    fn new<N, E>(g: &DiGraph<N, E>, weight: impl Fn(&E) -> f64) -> Self {
-        let n = g.node_count();
-        let edges = g.raw_edges();
-        let mut offsets = vec![0_usize; n + 1];
-        for e in edges {
-            let (a, b) = (e.source().index(), e.target().index());
-            if a != b {
-                offsets[a + 1] += 1;
-                offsets[b + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut next = offsets.clone();
-        let mut entries = vec![(0_u32, 0.0_f64); offsets[n]];
-        for e in edges {
-            let (a, b) = (e.source().index(), e.target().index());
-            if a != b {
-                let w = weight(&e.weight);
-                entries[next[a]] = (b as u32, w);
-                next[a] += 1;
-                entries[next[b]] = (a as u32, w);
-                next[b] += 1;
-            }
-        }
-        WeightedUndirected { offsets, entries }
-    }
-
-    fn degree(&self, u: usize) -> usize {
-        self.offsets[u + 1] - self.offsets[u]
-    }
-
-    fn neighbours(&self, u: usize) -> &[(u32, f64)] {
-        &self.entries[self.offsets[u]..self.offsets[u + 1]]
-    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod pagerank;
 pub mod paths;
 pub mod splitmix;
 pub mod symbol_graph;
+mod undirected;
 
 pub use file_graph::FileGraph;
 pub use symbol_graph::SymbolGraph;

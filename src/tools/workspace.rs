@@ -113,38 +113,45 @@ impl Workspace {
 
     /// The file-level graph of the current generation, loaded once per generation.
     pub fn file_graph(&self) -> Result<Arc<FileGraph>, ToolError> {
-        let generation = self.store.generation()?;
-        let mut cached = self
-            .file_graph
-            .lock()
-            .map_err(|_| ToolError::Internal("snapshot lock poisoned".into()))?;
-        if let Some(g) = cached.as_ref().filter(|g| g.generation == generation) {
-            return Ok(Arc::clone(g));
-        }
-        let mut conn = self.store.conn()?;
-        let rows = store::graph::load_file_graph(&mut conn)?;
-        let g = Arc::new(FileGraph::from_rows(&rows));
-        *cached = Some(Arc::clone(&g));
-        Ok(g)
+        self.snapshot(
+            &self.file_graph,
+            |g| g.generation,
+            |conn| Ok(FileGraph::from_rows(&store::graph::load_file_graph(conn)?)),
+        )
     }
-}
 
-impl Workspace {
     /// The symbol graph of the current generation, loaded once per generation and
     /// shared read-only by concurrent calls (a call that finds an older snapshot waits
     /// for the reload; the others keep their `Arc`).
     pub fn symbol_graph(&self) -> Result<Arc<SymbolGraph>, ToolError> {
+        self.snapshot(
+            &self.symbol_graph,
+            |g| g.generation,
+            |conn| {
+                Ok(SymbolGraph::from_rows(store::graph::load_symbol_graph(
+                    conn,
+                )?))
+            },
+        )
+    }
+
+    /// The snapshot in `slot` if it is of the current generation, else a new one from
+    /// `load` (which reads in one transaction, so it is of one generation).
+    fn snapshot<T>(
+        &self,
+        slot: &Mutex<Option<Arc<T>>>,
+        generation_of: fn(&T) -> i64,
+        load: impl FnOnce(&mut rusqlite::Connection) -> Result<T, StoreError>,
+    ) -> Result<Arc<T>, ToolError> {
         let generation = self.store.generation()?;
-        let mut cached = self
-            .symbol_graph
+        let mut cached = slot
             .lock()
             .map_err(|_| ToolError::Internal("snapshot lock poisoned".into()))?;
-        if let Some(g) = cached.as_ref().filter(|g| g.generation == generation) {
+        if let Some(g) = cached.as_ref().filter(|g| generation_of(g) == generation) {
             return Ok(Arc::clone(g));
         }
         let mut conn = self.store.conn()?;
-        let rows = store::graph::load_symbol_graph(&mut conn)?;
-        let g = Arc::new(SymbolGraph::from_rows(rows));
+        let g = Arc::new(load(&mut conn)?);
         *cached = Some(Arc::clone(&g));
         Ok(g)
     }
