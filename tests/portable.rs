@@ -199,11 +199,19 @@ fn killed_build_of_a_new_database_leaves_nothing_or_a_complete_index() {
             return;
         }
     }
-    // Never finished: no database appeared; a later run builds it.
+    // Never finished: no database appeared; a later run builds it and removes what the
+    // killed runs left.
     assert!(!db.exists());
     let r = index_json(&root, &db, &[]);
     assert_eq!(r["filesParsed"], 3000);
     assert!(db.exists());
+    let leftovers: Vec<String> = std::fs::read_dir(db.parent().unwrap())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".partial-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 #[test]

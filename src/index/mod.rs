@@ -607,6 +607,7 @@ pub fn index_new_database(
         }
     };
     cleanup(&partial);
+    remove_stale_partials(db);
     let store = Store::open(&partial)?;
     let report = match index(&store, root, opts, progress) {
         Ok(r) => r,
@@ -632,6 +633,38 @@ pub fn index_new_database(
     })?;
     cleanup(&partial);
     Ok(report)
+}
+
+/// Removes `DB.partial-PID` files (and their -wal/-shm) left by builds that were killed:
+/// those whose process no longer runs. Only on Linux, where `/proc/PID` tells; elsewhere
+/// they stay (nothing reads them).
+fn remove_stale_partials(db: &Path) {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let (Some(dir), Some(name)) = (db.parent(), db.file_name()) else {
+        return;
+    };
+    let prefix = format!("{}.partial-", name.to_string_lossy());
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if !pid.is_empty() && !Path::new("/proc").join(&pid).exists() {
+            tracing::info!("removing {file}, left by a killed build (process {pid})");
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Default database location for a workspace: `ROOT/.constellation/index.db`.
