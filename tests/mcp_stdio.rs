@@ -186,6 +186,15 @@ fn initialize_list_and_call() {
         .as_str()
         .unwrap()
         .starts_with("not_found:"));
+    // seed 001's `path: "."` is the server's own workspace.
+    let r = c.call(
+        "summarize_graph",
+        json!({"path": ".", "budget_tokens": 2000, "scope": "Full"}),
+    );
+    assert_eq!(
+        r["structuredContent"]["graph_stats"], s["graph_stats"],
+        "{r}"
+    );
     let bad = c.call("summarize_graph", json!({"radius": 99}));
     assert_eq!(bad["isError"], true);
     assert!(bad["content"][0]["text"]

@@ -7,7 +7,7 @@
 //! same JSON as text. Blocking work (SQLite, parsing) runs on `spawn_blocking`.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -82,9 +82,13 @@ impl Server {
         let Some(root) = root else {
             return Ok(Arc::clone(&self.default));
         };
-        let canonical = Path::new(root)
+        // A relative root (seed 001's `path: "."`) is taken from the server's workspace.
+        let canonical = self
+            .default
+            .root()
+            .join(root)
             .canonicalize()
-            .map_err(|e| ToolError::NotFound(format!("workspaceRoot {root}: {e}")))?;
+            .map_err(|e| ToolError::NotFound(format!("workspace root {root}: {e}")))?;
         if canonical == self.default.root() {
             return Ok(Arc::clone(&self.default));
         }
