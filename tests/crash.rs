@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::*;
@@ -24,29 +23,9 @@ fn killed_index_run_leaves_previous_generation_intact() {
     drop(conn);
 
     // A large change: 6000 modules of 40 functions each.
-    let mut body = String::from("from pkg import base\n\n");
-    for f in 0..40 {
-        body.push_str(&format!(
-            "def f{f}(x):\n    if x:\n        return base.base() + {f}\n    return f{}(x)\n\n",
-            (f + 1) % 40
-        ));
-    }
-    for i in 0..6000 {
-        std::fs::write(root.join(format!("pkg/m{i:04}.py")), &body).unwrap();
-    }
+    write_many_modules(&root, 6000, "from pkg import base\n\n");
 
-    let mut child = Command::new(bin())
-        .args([
-            "index",
-            root.to_str().unwrap(),
-            "--db",
-            db.to_str().unwrap(),
-            "-q",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_index(&root, &db);
     std::thread::sleep(Duration::from_millis(250));
     assert!(
         child.try_wait().unwrap().is_none(),

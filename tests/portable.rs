@@ -3,7 +3,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::*;
@@ -156,31 +155,10 @@ fn check_exit_codes() {
 fn killed_build_of_a_new_database_leaves_nothing_or_a_complete_index() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("big");
-    std::fs::create_dir_all(root.join("pkg")).unwrap();
-    let mut body = String::new();
-    for f in 0..40 {
-        body.push_str(&format!(
-            "def f{f}(x):\n    return f{}(x) + {f}\n\n",
-            (f + 1) % 40
-        ));
-    }
-    for i in 0..3000 {
-        std::fs::write(root.join(format!("pkg/m{i:04}.py")), &body).unwrap();
-    }
+    write_many_modules(&root, 3000, "");
     let db = dir.path().join("out").join("NEW.db");
     for delay in [50u64, 200, 400] {
-        let mut child = Command::new(bin())
-            .args([
-                "index",
-                root.to_str().unwrap(),
-                "--db",
-                db.to_str().unwrap(),
-                "-q",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_index(&root, &db);
         std::thread::sleep(Duration::from_millis(delay));
         child.kill().ok();
         child.wait().unwrap();

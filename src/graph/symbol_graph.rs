@@ -45,25 +45,9 @@ impl EdgeKind {
     }
 }
 
-/// A node of the symbol graph.
-#[derive(Debug, Clone)]
-pub struct SymbolNode {
-    /// `nodes.id`.
-    pub id: i64,
-    /// Stable identity (`func:PATH::Q`, `file:PATH`, ...).
-    pub key: String,
-    /// `file`, `module`, `function`, `method`, `class`, `struct`, `enum`, `trait`, `interface`.
-    pub kind: String,
-    pub name: String,
-    pub qualified_name: String,
-    /// Root-relative path of the defining file.
-    pub path: String,
-    /// Language of the defining file (`None` for assets).
-    pub language: Option<String>,
-    pub start_line: i64,
-    pub end_line: i64,
-    pub signature: Option<String>,
-}
+/// A node of the symbol graph: the row as the store reads it (id, key, kind, name,
+/// qualified name, path, language, lines, signature).
+pub use crate::store::graph::SymbolRow as SymbolNode;
 
 impl SymbolNode {
     /// The label for people (seed 001): `fn name()`, `class Name`, `mod name`, or the
@@ -146,18 +130,7 @@ impl SymbolGraph {
         let mut by_id = HashMap::with_capacity(rows.nodes.len());
         for n in rows.nodes {
             let (id, key) = (n.id, n.key.clone());
-            let ix = graph.add_node(SymbolNode {
-                id: n.id,
-                key: n.key,
-                kind: n.kind,
-                name: n.name,
-                qualified_name: n.qualified_name,
-                path: n.path,
-                language: n.language,
-                start_line: n.start_line,
-                end_line: n.end_line,
-                signature: n.signature,
-            });
+            let ix = graph.add_node(n);
             by_key.insert(key, ix);
             by_id.insert(id, ix);
         }

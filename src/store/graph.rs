@@ -63,15 +63,22 @@ pub fn load_file_graph(conn: &mut Connection) -> Result<FileGraphRows, StoreErro
 /// One node as the symbol-level graph sees it.
 #[derive(Debug, Clone)]
 pub struct SymbolRow {
+    /// `nodes.id`.
     pub id: i64,
+    /// Stable identity (`func:PATH::Q`, `file:PATH`, ...).
     pub key: String,
+    /// `file`, `module`, `function`, `method`, `class`, `struct`, `enum`, `trait`, `interface`.
     pub kind: String,
     pub name: String,
     pub qualified_name: String,
+    /// Root-relative path of the defining file.
     pub path: String,
+    /// Language of the defining file (`None` for assets).
     pub language: Option<String>,
+    /// 1-based first and last line.
     pub start_line: i64,
     pub end_line: i64,
+    /// Declaration up to its body, when the node has one.
     pub signature: Option<String>,
 }
 

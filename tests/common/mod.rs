@@ -90,3 +90,35 @@ pub fn strings(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
 pub fn int(conn: &rusqlite::Connection, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
+
+/// Writes `count` modules `pkg/mNNNN.py` of 40 mutually calling functions each, after
+/// `header` (a workload large enough to kill an index run in the middle of).
+pub fn write_many_modules(root: &Path, count: usize, header: &str) {
+    std::fs::create_dir_all(root.join("pkg")).unwrap();
+    let mut body = String::from(header);
+    for f in 0..40 {
+        body.push_str(&format!(
+            "def f{f}(x):\n    if x:\n        return {f}\n    return f{}(x)\n\n",
+            (f + 1) % 40
+        ));
+    }
+    for i in 0..count {
+        std::fs::write(root.join(format!("pkg/m{i:04}.py")), &body).unwrap();
+    }
+}
+
+/// Starts `index ROOT --db DB -q` in the background, output discarded.
+pub fn spawn_index(root: &Path, db: &Path) -> std::process::Child {
+    Command::new(bin())
+        .args([
+            "index",
+            root.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+            "-q",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn constellation index")
+}
