@@ -57,8 +57,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from benchlib import constellation_bin, die
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # language -> (ctags language name, ctags kinds measured, file extensions measured)
 LANGS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
@@ -78,19 +78,6 @@ LANGS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
 CTAGS_TO_LANG = {v[0]: k for k, v in LANGS.items()}
 # Extensions ctags does not map by default but Constellation parses.
 CTAGS_MAPS = ["--map-Python=+.pyi", "--map-JavaScript=+.cjs", "--map-TypeScript=+.mts", "--map-TypeScript=+.cts"]
-
-
-def die(msg: str, code: int = 2) -> None:
-    print(f"error: {msg}", file=sys.stderr)
-    sys.exit(code)
-
-
-def constellation_bin() -> str:
-    env = os.environ.get("CONSTELLATION_BIN")
-    if env:
-        return env
-    rel = os.path.join("target", "release", "constellation")
-    return rel if os.path.exists(rel) else os.path.join(REPO, rel)
 
 
 def run_index(corpus: str, db: str) -> None:

@@ -35,7 +35,8 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from benchlib import REPO
+
 # Both libraries run PageRank to the same converged fixed point: their stopping rules
 # differ (with tol=1e-6 on a 129k-node graph networkx's rule, which ours follows, stops
 # after 3 iterations and rustworkx's elsewhere, the two 1e-3 apart), so a speed ratio at

@@ -36,8 +36,8 @@ import asyncio
 import json
 import os
 import sys
+from benchlib import constellation_bin
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOL = "constellation_get_graph_summary"
 
 try:
@@ -71,14 +71,6 @@ def field(obj, snake: str, camel: str):
     if hasattr(obj, snake):
         return getattr(obj, snake)
     return getattr(obj, camel, None)
-
-
-def constellation_bin() -> str:
-    env = os.environ.get("CONSTELLATION_BIN")
-    if env:
-        return env
-    rel = os.path.join("target", "release", "constellation")
-    return os.path.abspath(rel) if os.path.exists(rel) else os.path.join(REPO, rel)
 
 
 async def with_timeout(awaitable, seconds: float):

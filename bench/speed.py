@@ -40,21 +40,8 @@ import sys
 import sysconfig
 import tempfile
 import time
+from benchlib import constellation_bin, die
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def die(msg: str, code: int = 2) -> None:
-    print(f"error: {msg}", file=sys.stderr)
-    sys.exit(code)
-
-
-def constellation_bin() -> str:
-    env = os.environ.get("CONSTELLATION_BIN")
-    if env:
-        return env
-    rel = os.path.join("target", "release", "constellation")
-    return os.path.abspath(rel) if os.path.exists(rel) else os.path.join(REPO, rel)
 
 
 def measure(cmd: list[str], workdir: str, discard_stdout: bool = False) -> tuple[float, int, int, str, str]:

@@ -31,13 +31,14 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from benchlib import constellation_bin, die
+
 
 
 def binary() -> str:
-    b = os.environ.get("CONSTELLATION_BIN") or os.path.join(REPO, "target", "release", "constellation")
+    b = constellation_bin()
     if not os.path.exists(b):
-        sys.exit(f"no binary at {b}: run cargo build --release (or set CONSTELLATION_BIN)")
+        die(f"no binary at {b}: run cargo build --release (or set CONSTELLATION_BIN)")
     return b
 
 
