@@ -64,12 +64,13 @@ def measure(cmd: list[str], workdir: str, discard_stdout: bool = False) -> tuple
 
 
 def corpus_stats(corpus: str) -> tuple[int, int, list[tuple[int, str]]]:
-    """Files and bytes under corpus (hidden entries skipped), and the .py files as (size, path)."""
+    """Files and bytes under corpus, and the .py files as (size, path). Hidden entries and
+    node_modules are skipped, as the indexer skips them (so the probe is an indexed file)."""
     files = 0
     size = 0
     py = []
     for d, dirs, names in os.walk(corpus):
-        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+        dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x != "node_modules")
         for name in names:
             if name.startswith("."):
                 continue
