@@ -9,7 +9,8 @@ What it measures, side by side in one run, each step --runs times (median report
                 resident set size of that one child process (ru_maxrss from os.wait4).
   3. no change  the same command without --full, nothing changed on disk: the cost of
                 stat-ing the tree; checks that `filesParsed` is 0.
-  4. one file   append a comment line to one mid-sized .py file (the median .py by size),
+  4. one file   append a comment line to one mid-sized source file (the median by size of
+                the .py files, or of the .rs / .ts / .js files when there is no .py),
                 re-index incrementally; checks that `filesParsed` is 1. The file is put
                 back as it was (content and mtime) at the end.
 
@@ -63,12 +64,17 @@ def measure(cmd: list[str], workdir: str, discard_stdout: bool = False) -> tuple
     return wall, usage.ru_maxrss, proc.returncode, stdout, stderr
 
 
+# Probe candidates in order of preference, with their line-comment prefix.
+PROBE_EXTENSIONS = {".py": "#", ".rs": "//", ".ts": "//", ".js": "//"}
+
+
 def corpus_stats(corpus: str) -> tuple[int, int, list[tuple[int, str]]]:
-    """Files and bytes under corpus, and the .py files as (size, path). Hidden entries and
+    """Files and bytes under corpus, and the probe candidates as (size, path): the .py
+    files, else the files of the first of .rs, .ts, .js that has any. Hidden entries and
     node_modules are skipped, as the indexer skips them (so the probe is an indexed file)."""
     files = 0
     size = 0
-    py = []
+    by_ext: dict[str, list[tuple[int, str]]] = {ext: [] for ext in PROBE_EXTENSIONS}
     for d, dirs, names in os.walk(corpus):
         dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x != "node_modules")
         for name in names:
@@ -80,9 +86,10 @@ def corpus_stats(corpus: str) -> tuple[int, int, list[tuple[int, str]]]:
             st = os.stat(path)
             files += 1
             size += st.st_size
-            if name.endswith(".py"):
-                py.append((st.st_size, path))
-    py.sort()
+            ext = os.path.splitext(name)[1]
+            if ext in by_ext:
+                by_ext[ext].append((st.st_size, path))
+    py = next((sorted(v) for v in by_ext.values() if v), [])
     return files, size, py
 
 
@@ -132,8 +139,9 @@ def main() -> int:
             corpus = copy_stdlib(work)
         files, size, py = corpus_stats(corpus)
         if not py:
-            die(f"no .py file under {corpus} for the one-file-change step")
+            die(f"no .py, .rs, .ts or .js file under {corpus} for the one-file-change step")
         probe_size, probe = py[len(py) // 2]
+        comment = PROBE_EXTENSIONS[os.path.splitext(probe)[1]]
         db = os.path.join(work, "db", "index.db")
         os.makedirs(os.path.dirname(db))
 
@@ -159,7 +167,7 @@ def main() -> int:
                 for step, cmd in steps.items():
                     if step == "one file":
                         with open(probe, "ab") as f:
-                            f.write((b"" if original.endswith(b"\n") else b"\n") + f"# speed.py probe, run {run}\n".encode())
+                            f.write((b"" if original.endswith(b"\n") else b"\n") + f"{comment} speed.py probe, run {run}\n".encode())
                     wall, maxrss, code, stdout, stderr = measure(cmd, work, discard_stdout=step == "ctags")
                     if step == "one file":
                         with open(probe, "wb") as f:
@@ -190,7 +198,7 @@ def main() -> int:
         print(f"corpus:   {corpus}")
         print(f"files:    {files} ({size} bytes = {size / 2**20:.1f} MiB; hidden entries skipped)"
               + (f"; constellation filesSeen {seen}" if seen is not None else ""))
-        print(f"probe:    {os.path.relpath(probe, corpus)} ({probe_size} bytes, the median .py of {len(py)})")
+        print(f"probe:    {os.path.relpath(probe, corpus)} ({probe_size} bytes, the median of {len(py)} such files)")
         print(f"runs:     {args.runs} (median, min, max wall seconds; peak RSS = max over runs of the child's ru_maxrss)")
         print()
         print(f"{'step':<10} {'median s':>9} {'min s':>8} {'max s':>8} {'peak RSS MiB':>13}  command")
