@@ -2,92 +2,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
+use common::mcp::{handshake, Client};
+
 use serde_json::{json, Value};
-
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: i64,
-}
-
-impl Client {
-    fn start(root: &std::path::Path, db: &std::path::Path) -> Client {
-        let mut child = Command::new(common::bin())
-            .args([
-                "serve",
-                root.to_str().unwrap(),
-                "--db",
-                db.to_str().unwrap(),
-            ])
-            .env_remove("CONSTELLATION_DB")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn serve");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Client {
-            child,
-            stdin,
-            stdout,
-            next_id: 1,
-        }
-    }
-
-    fn send(&mut self, msg: &Value) {
-        writeln!(self.stdin, "{msg}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and returns its response (every stdout line must be JSON-RPC).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).unwrap();
-            assert!(n > 0, "server closed stdout while waiting for {method}");
-            let msg: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"));
-            assert_eq!(msg["jsonrpc"], "2.0");
-            if msg["id"] == json!(id) {
-                return msg;
-            }
-        }
-    }
-
-    fn call(&mut self, name: &str, args: Value) -> Value {
-        let resp = self.request("tools/call", json!({"name": name, "arguments": args}));
-        resp["result"].clone()
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn handshake(c: &mut Client) -> Value {
-    let init = c.request(
-        "initialize",
-        json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "constellation-test", "version": "0"}
-        }),
-    );
-    c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    init
-}
 
 #[test]
 fn initialize_list_and_call() {
