@@ -193,6 +193,25 @@ async def run(args) -> None:
                 extra = f", exact {t['exact']}" if "exact" in t else ""
                 print(f"list_top_nodes {metric}: first {first}{extra}")
 
+            # Seed 002: a checklist and a work hand-off with its task snapshot.
+            checklist = f"mcp-client-{os.getpid()}"
+            await call("update_tasks", {"sessionId": checklist, "tasks": [
+                {"taskId": "index", "description": "index the corpus", "children": [
+                    {"taskId": "check", "description": "check the summary"}]}]})
+            done = await call("mark_task_as_done", {"sessionId": checklist, "taskId": "check"})
+            print(f"update_tasks + mark_task_as_done: {done['taskCount']} tasks, {done['doneCount']} done")
+            saved = await call("save_current_work_info", {
+                "work_summarize": "Smoke run of the MCP tools on this corpus.",
+                "work_description": "mcp_client smoke run", "sessionId": checklist})
+            recent = await call("get_recent_works_info", {})
+            if saved["workId"] not in [w["workId"] for w in recent["works"]]:
+                raise CheckFailed(f"saved work {saved['workId']} missing from get_recent_works_info")
+            work = await call("get_work_by_id", {"workId": saved["workId"]})
+            if work.get("work_tasks") != done["tasks"]:
+                raise CheckFailed("get_work_by_id did not return the task snapshot taken at save time")
+            print(f"save_current_work_info {saved['workId']} -> get_work_by_id: snapshot of "
+                  f"{len(work['work_tasks'])} top-level tasks; {len(recent['works'])} works stored")
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -99,6 +99,21 @@ enum Command {
     Serve {
         #[arg(default_value = ".")]
         root: PathBuf,
+        /// How many saved work entries (save_current_work_info) the database keeps; the
+        /// least recently used is evicted beyond it.
+        #[arg(
+            long,
+            env = "CONSTELLATION_WORK_CAPACITY",
+            default_value_t = constellation::tools::work::DEFAULT_CAPACITY,
+            value_parser = clap::builder::ValueParser::new(
+                clap::builder::TypedValueParser::map(
+                    clap::value_parser!(u32).range(1..=100_000),
+                    |n| n as usize
+                )
+            ),
+            value_name = "N"
+        )]
+        work_capacity: usize,
     },
     /// Run read-only SQL over the index and print a table.
     Sql {
@@ -458,9 +473,13 @@ fn run(cli: Cli) -> Result<i32> {
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
             println!("{}", rendered.text.trim_end());
         }
-        Command::Serve { root } => {
+        Command::Serve {
+            root,
+            work_capacity,
+        } => {
             let ws = Arc::new(open_workspace(&root, &g)?);
-            let server = constellation::mcp::Server::new(ws, options(&g));
+            let server =
+                constellation::mcp::Server::new(ws, options(&g)).with_work_capacity(work_capacity);
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()

@@ -31,11 +31,17 @@ fn initialize_list_and_call() {
         vec![
             "constellation_get_graph_summary",
             "expand",
+            "get_all_tasks",
             "get_community",
             "get_node_details",
             "get_paths",
+            "get_recent_works_info",
+            "get_work_by_id",
             "list_top_nodes",
-            "summarize_graph"
+            "mark_task_as_done",
+            "save_current_work_info",
+            "summarize_graph",
+            "update_tasks"
         ]
     );
     for t in tools {

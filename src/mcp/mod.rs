@@ -26,6 +26,8 @@ use crate::tools::drill::{
 };
 use crate::tools::summarize::{self, SummarizeArgs, SummarizeResponse};
 use crate::tools::summary::{self, SummaryResponse};
+use crate::tools::tasks::{self, MarkDoneArgs, SessionArgs, TasksAnswer, UpdateTasksArgs};
+use crate::tools::work::{self, GetWorkArgs, SaveWorkArgs};
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 
@@ -46,6 +48,20 @@ pub struct GraphSummaryArgs {
     pub workspace_root: Option<String>,
 }
 
+/// Arguments of a tool that takes none.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// A checklist answer: its JSON as `structuredContent`, and the message plus the text
+/// tree as content (what the original server shows).
+fn tasks_result(answer: TasksAnswer) -> Result<CallToolResult, ToolError> {
+    let value = serde_json::to_value(&answer).map_err(|e| ToolError::Internal(e.to_string()))?;
+    let mut result = CallToolResult::structured(value);
+    result.content = vec![ContentBlock::text(answer.text())];
+    Ok(result)
+}
+
 /// The JSON schema of an argument struct, for `tools/list`.
 fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     rmcp::handler::server::common::schema_for_type::<T>()
@@ -63,6 +79,8 @@ pub struct Server {
     default: Arc<Workspace>,
     options: IndexOptions,
     others: Arc<Mutex<HashMap<PathBuf, Arc<Workspace>>>>,
+    /// How many saved work entries the LRU keeps (seed 002).
+    work_capacity: usize,
     tool_router: ToolRouter<Self>,
 }
 
@@ -73,8 +91,15 @@ impl Server {
             default: ws,
             options,
             others: Arc::new(Mutex::new(HashMap::new())),
+            work_capacity: work::DEFAULT_CAPACITY,
             tool_router: Self::tool_router(),
         }
+    }
+
+    /// Sets how many saved work entries the LRU keeps (at least 1).
+    pub fn with_work_capacity(mut self, capacity: usize) -> Server {
+        self.work_capacity = capacity.max(1);
+        self
     }
 
     /// The workspace a call addresses: the default one, or `root` (opened once).
@@ -249,6 +274,109 @@ impl Server {
             drill::list_top_nodes,
         )
         .await
+    }
+
+    /// Seed 002: replace a checklist (sub)tree.
+    #[tool(
+        name = "update_tasks",
+        description = "Create or replace the hierarchical task list of a session (sessionId). path \"/\" (default) replaces the whole list; \"/a/b\" replaces the children of task b under top-level task a. Each task: taskId (1-20 chars, none of / \\ : * ? \" < > |, unique among siblings), description (1-1000 chars), status TODO (default) or DONE, children. Stored in the index database: survives restarts and is shared with other processes. Returns the whole tree (text: \u{2713} DONE, \u{25cb} TODO).",
+        input_schema = input_schema::<UpdateTasksArgs>(),
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn update_tasks(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        let args: UpdateTasksArgs = parse_args(args).map_err(|e| e.to_string())?;
+        let ws = self.workspace(None).map_err(|e| e.to_string())?;
+        blocking(move || tasks_result(tasks::update_tasks(ws.store(), &args)?)).await
+    }
+
+    /// Seed 002: read a checklist.
+    #[tool(
+        name = "get_all_tasks",
+        description = "The whole hierarchical task list of a session: as an indented text tree (\u{2713} DONE, \u{25cb} TODO) and as JSON (tasks, taskCount, doneCount). A session without tasks answers an empty list.",
+        input_schema = input_schema::<SessionArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_all_tasks(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        let args: SessionArgs = parse_args(args).map_err(|e| e.to_string())?;
+        let ws = self.workspace(None).map_err(|e| e.to_string())?;
+        blocking(move || tasks_result(tasks::get_all_tasks(ws.store(), &args)?)).await
+    }
+
+    /// Seed 002: tick a task.
+    #[tool(
+        name = "mark_task_as_done",
+        description = "Mark one task of a session DONE (the first with that taskId, depth first); its children are not changed. Returns the whole tree. Unknown ids give not_found naming the id.",
+        input_schema = input_schema::<MarkDoneArgs>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn mark_task_as_done(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        let args: MarkDoneArgs = parse_args(args).map_err(|e| e.to_string())?;
+        let ws = self.workspace(None).map_err(|e| e.to_string())?;
+        blocking(move || tasks_result(tasks::mark_task_as_done(ws.store(), &args)?)).await
+    }
+
+    /// Seed 002: save a hand-off.
+    #[tool(
+        name = "save_current_work_info",
+        description = "Save a work hand-off for another agent or a later session: work_summarize (1-5000 chars), work_description (1-200 chars), optional sessionId whose task tree is snapshotted with it (saving again with the same sessionId replaces that entry). Returns workId (8 digits), message and ISO timestamp. Kept in an LRU of the most recently used entries (10 by default, --work-capacity) in the index database.",
+        input_schema = input_schema::<SaveWorkArgs>(),
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn save_current_work_info(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<Json<work::SaveWorkAnswer>, String> {
+        let args: SaveWorkArgs = parse_args(args).map_err(|e| e.to_string())?;
+        let ws = self.workspace(None).map_err(|e| e.to_string())?;
+        let capacity = self.work_capacity;
+        blocking(move || work::save_current_work_info(ws.store(), capacity, &args))
+            .await
+            .map(Json)
+    }
+
+    /// Seed 002: list hand-offs.
+    #[tool(
+        name = "get_recent_works_info",
+        description = "The saved work hand-offs, most recently used first: workId, work_timestamp, work_description each. Does not change the order.",
+        input_schema = input_schema::<NoArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_recent_works_info(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<Json<work::RecentWorks>, String> {
+        let _: NoArgs = parse_args(args).map_err(|e| e.to_string())?;
+        let ws = self.workspace(None).map_err(|e| e.to_string())?;
+        blocking(move || work::get_recent_works_info(ws.store()))
+            .await
+            .map(Json)
+    }
+
+    /// Seed 002: read a hand-off.
+    #[tool(
+        name = "get_work_by_id",
+        description = "One saved work hand-off by its 8-digit workId: work_timestamp, work_description, work_summarize, and work_tasks (the task tree as it was when saved, if saved with a session). Makes it the most recently used.",
+        input_schema = input_schema::<GetWorkArgs>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_work_by_id(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<Json<work::WorkInfo>, String> {
+        let args: GetWorkArgs = parse_args(args).map_err(|e| e.to_string())?;
+        let ws = self.workspace(None).map_err(|e| e.to_string())?;
+        blocking(move || work::get_work_by_id(ws.store(), &args))
+            .await
+            .map(Json)
     }
 }
 

@@ -5,6 +5,8 @@ pub mod drill;
 pub mod export;
 pub mod summarize;
 pub mod summary;
+pub mod tasks;
+pub mod work;
 pub mod workspace;
 
 use crate::index::IndexError;
