@@ -287,9 +287,10 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<CallToolResult, String> {
-        let args: UpdateTasksArgs = parse_args(args).map_err(|e| e.to_string())?;
-        let ws = self.workspace(None).map_err(|e| e.to_string())?;
-        blocking(move || tasks_result(tasks::update_tasks(ws.store(), &args)?)).await
+        self.on_store(args, |store, a: UpdateTasksArgs| {
+            tasks_result(tasks::update_tasks(store, &a)?)
+        })
+        .await
     }
 
     /// Seed 002: read a checklist.
@@ -303,9 +304,10 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<CallToolResult, String> {
-        let args: SessionArgs = parse_args(args).map_err(|e| e.to_string())?;
-        let ws = self.workspace(None).map_err(|e| e.to_string())?;
-        blocking(move || tasks_result(tasks::get_all_tasks(ws.store(), &args)?)).await
+        self.on_store(args, |store, a: SessionArgs| {
+            tasks_result(tasks::get_all_tasks(store, &a)?)
+        })
+        .await
     }
 
     /// Seed 002: tick a task.
@@ -319,9 +321,10 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<CallToolResult, String> {
-        let args: MarkDoneArgs = parse_args(args).map_err(|e| e.to_string())?;
-        let ws = self.workspace(None).map_err(|e| e.to_string())?;
-        blocking(move || tasks_result(tasks::mark_task_as_done(ws.store(), &args)?)).await
+        self.on_store(args, |store, a: MarkDoneArgs| {
+            tasks_result(tasks::mark_task_as_done(store, &a)?)
+        })
+        .await
     }
 
     /// Seed 002: save a hand-off.
@@ -335,12 +338,12 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<Json<work::SaveWorkAnswer>, String> {
-        let args: SaveWorkArgs = parse_args(args).map_err(|e| e.to_string())?;
-        let ws = self.workspace(None).map_err(|e| e.to_string())?;
         let capacity = self.work_capacity;
-        blocking(move || work::save_current_work_info(ws.store(), capacity, &args))
-            .await
-            .map(Json)
+        self.on_store(args, move |store, a: SaveWorkArgs| {
+            work::save_current_work_info(store, capacity, &a)
+        })
+        .await
+        .map(Json)
     }
 
     /// Seed 002: list hand-offs.
@@ -354,9 +357,7 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<Json<work::RecentWorks>, String> {
-        let _: NoArgs = parse_args(args).map_err(|e| e.to_string())?;
-        let ws = self.workspace(None).map_err(|e| e.to_string())?;
-        blocking(move || work::get_recent_works_info(ws.store()))
+        self.on_store(args, |store, _: NoArgs| work::get_recent_works_info(store))
             .await
             .map(Json)
     }
@@ -372,15 +373,28 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<Json<work::WorkInfo>, String> {
-        let args: GetWorkArgs = parse_args(args).map_err(|e| e.to_string())?;
-        let ws = self.workspace(None).map_err(|e| e.to_string())?;
-        blocking(move || work::get_work_by_id(ws.store(), &args))
-            .await
-            .map(Json)
+        self.on_store(args, |store, a: GetWorkArgs| {
+            work::get_work_by_id(store, &a)
+        })
+        .await
+        .map(Json)
     }
 }
 
 impl Server {
+    /// Runs a tool that works on the default workspace's database (seed 002): parse
+    /// the arguments, then `run` off the async runtime.
+    async fn on_store<A, T, F>(&self, args: JsonObject, run: F) -> Result<T, String>
+    where
+        A: DeserializeOwned + Send + 'static,
+        T: Send + 'static,
+        F: FnOnce(&crate::store::Store, A) -> Result<T, ToolError> + Send + 'static,
+    {
+        let args: A = parse_args(args).map_err(|e| e.to_string())?;
+        let ws = self.workspace(None).map_err(|e| e.to_string())?;
+        blocking(move || run(ws.store(), args)).await
+    }
+
     /// Runs a drill-down tool: parse arguments, refresh the index, take the snapshot.
     async fn drill<A, F>(
         &self,

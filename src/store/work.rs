@@ -113,17 +113,21 @@ impl<'c> WorkTx<'c> {
 
     // ---- checklist sessions and tasks ----
 
-    /// Whether `session_id` has a `task_sessions` row.
-    pub fn session_exists(&self, session_id: &str) -> Result<bool, StoreError> {
+    /// Whether `sql` (a `SELECT 1 ...`) finds a row.
+    fn exists(&self, sql: &str, params: impl rusqlite::Params) -> Result<bool, StoreError> {
         Ok(self
             .tx
-            .query_row(
-                "SELECT 1 FROM task_sessions WHERE session_id = ?1",
-                [session_id],
-                |_| Ok(()),
-            )
+            .query_row(sql, params, |_| Ok(()))
             .optional()?
             .is_some())
+    }
+
+    /// Whether `session_id` has a `task_sessions` row.
+    pub fn session_exists(&self, session_id: &str) -> Result<bool, StoreError> {
+        self.exists(
+            "SELECT 1 FROM task_sessions WHERE session_id = ?1",
+            [session_id],
+        )
     }
 
     /// Creates the session if needed and records `now` as its last change.
@@ -157,15 +161,10 @@ impl<'c> WorkTx<'c> {
 
     /// Whether the session has a task at `path`.
     pub fn task_exists(&self, session_id: &str, path: &str) -> Result<bool, StoreError> {
-        Ok(self
-            .tx
-            .query_row(
-                "SELECT 1 FROM tasks WHERE session_id = ?1 AND path = ?2",
-                params![session_id, path],
-                |_| Ok(()),
-            )
-            .optional()?
-            .is_some())
+        self.exists(
+            "SELECT 1 FROM tasks WHERE session_id = ?1 AND path = ?2",
+            params![session_id, path],
+        )
     }
 
     /// Deletes the descendants of the task at `path` (every task when `path` is
@@ -238,15 +237,7 @@ impl<'c> WorkTx<'c> {
 
     /// Whether `work_id` is stored.
     pub fn work_exists(&self, work_id: i64) -> Result<bool, StoreError> {
-        Ok(self
-            .tx
-            .query_row(
-                "SELECT 1 FROM work_info WHERE work_id = ?1",
-                [work_id],
-                |_| Ok(()),
-            )
-            .optional()?
-            .is_some())
+        self.exists("SELECT 1 FROM work_info WHERE work_id = ?1", [work_id])
     }
 
     /// Stores `w`, replacing the row with the same work_id if there is one.
