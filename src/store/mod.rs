@@ -203,3 +203,4 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
 pub mod export;
 pub mod files;
 pub mod graph;
+pub mod thinking;
