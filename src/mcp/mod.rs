@@ -276,7 +276,8 @@ impl Server {
             let response = thinking::sequential_thinking(&ws, input, FRESHNESS_WINDOW)?;
             let value =
                 serde_json::to_value(&response).map_err(|e| ToolError::Internal(e.to_string()))?;
-            let text = serde_json::to_string_pretty(&value)
+            // The struct, not the map: the reference's field order.
+            let text = serde_json::to_string_pretty(&response)
                 .map_err(|e| ToolError::Internal(e.to_string()))?;
             let mut result = CallToolResult::structured(value);
             // The reference answers with the JSON pretty-printed (two spaces).

@@ -190,11 +190,7 @@ fn integer(k: &str, v: &Value) -> Result<i64, ToolError> {
         _ => None,
     };
     match x {
-        Some(x)
-            if x.is_finite() && x.fract() == 0.0 && x >= 1.0 && x <= 9_007_199_254_740_991.0 =>
-        {
-            Ok(x as i64)
-        }
+        Some(x) if x.fract() == 0.0 && (1.0..=9_007_199_254_740_991.0).contains(&x) => Ok(x as i64),
         _ => Err(bad(k, "an integer of at least 1", v)),
     }
 }

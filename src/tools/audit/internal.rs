@@ -503,7 +503,12 @@ impl<'a> Walker<'a> {
                 }
             }
             let in_test = in_test || self.is_test_item(n);
-            if in_test && !self.facts.has_tests && self.is_test_item(n) {
+            // Test code counts as touched when it lies in the changed lines.
+            if in_test
+                && !self.facts.has_tests
+                && self.is_test_item(n)
+                && touches_changed(self.unit, self.line(n), self.end_line(n))
+            {
                 self.facts.has_tests = true;
             }
             self.visit(n, in_test);
@@ -759,17 +764,17 @@ impl<'a> Walker<'a> {
                     "throws a \"not implemented\" error: a stub".into(),
                 )
             }
-            "new_expression" if !in_test => {
-                if n.child_by_field_name("constructor")
-                    .is_some_and(|c| self.text(c) == "Function")
-                {
-                    self.add(
-                        n,
-                        Dimension::Safety,
-                        Severity::Major,
-                        "`new Function()` runs code built at run time".into(),
-                    );
-                }
+            "new_expression"
+                if !in_test
+                    && n.child_by_field_name("constructor")
+                        .is_some_and(|c| self.text(c) == "Function") =>
+            {
+                self.add(
+                    n,
+                    Dimension::Safety,
+                    Severity::Major,
+                    "`new Function()` runs code built at run time".into(),
+                );
             }
             "call_expression" if !in_test => {
                 let Some(f) = n.child_by_field_name("function") else {
