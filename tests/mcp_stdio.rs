@@ -35,6 +35,7 @@ fn initialize_list_and_call() {
             "get_node_details",
             "get_paths",
             "list_top_nodes",
+            "sequentialthinking",
             "summarize_graph"
         ]
     );
