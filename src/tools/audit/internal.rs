@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | correctness | syntax error (tree-sitter ERROR/MISSING node; also forces `reject`) | blocker |
 //! | correctness | a bare call to a name defined neither in the candidate nor in the index, nor a builtin | major |
-//! | completeness | `todo!()`, `unimplemented!()`, `raise NotImplementedError`, a `pass`/`...`-only body, `throw new Error("not implemented")` | major |
+//! | completeness | `todo!()`, `unimplemented!()`, `raise NotImplementedError` outside a method, a `pass`/`...`-only body (not abstract, `@overload`, Protocol/ABC or test code), `throw new Error("not implemented")` | major |
 //! | completeness | a `TODO`/`FIXME`/`XXX`/`HACK` comment; an empty function body | minor |
 //! | maintainability | a function over 100 lines; cyclomatic complexity over 20 | major |
 //! | maintainability | a function over 50 lines; complexity over 10; control flow nested over 4 deep | minor |
@@ -700,12 +700,19 @@ impl<'a> Walker<'a> {
 
     fn visit_python(&mut self, n: Node<'a>, in_test: bool) {
         match n.kind() {
-            "raise_statement" if self.text(n).contains("NotImplementedError") => self.add(
-                n,
-                Dimension::Completeness,
-                Severity::Major,
-                "raises NotImplementedError: the function is a stub".into(),
-            ),
+            // In a method, `raise NotImplementedError` is the abstract-method idiom.
+            "raise_statement"
+                if self.text(n).contains("NotImplementedError")
+                    && !in_test
+                    && self.python_class_of(n).is_none() =>
+            {
+                self.add(
+                    n,
+                    Dimension::Completeness,
+                    Severity::Major,
+                    "raises NotImplementedError: the function is a stub".into(),
+                )
+            }
             "call" if !in_test => {
                 let Some(f) = n.child_by_field_name("function") else {
                     return;
@@ -875,6 +882,8 @@ impl<'a> Walker<'a> {
             .collect();
         match self.lang {
             Language::Python => {
+                // Declarations, not stubs: abstract methods, overloads, Protocol and
+                // ABC members; and test code (fixture classes).
                 let decorated = n
                     .parent()
                     .filter(|p| p.kind() == "decorated_definition")
@@ -882,6 +891,12 @@ impl<'a> Walker<'a> {
                         let t = self.text(p);
                         t.contains("abstractmethod") || t.contains("overload")
                     });
+                let declared = self.python_class_of(n).is_some_and(|c| {
+                    c.child_by_field_name("superclasses").is_some_and(|b| {
+                        let t = self.text(b);
+                        t.contains("Protocol") || t.contains("ABC")
+                    })
+                });
                 let stub = !statements.is_empty()
                     && statements.iter().enumerate().all(|(i, s)| {
                         let t = self.text(*s).trim();
@@ -890,7 +905,7 @@ impl<'a> Walker<'a> {
                             // A docstring first.
                             || (i == 0 && s.kind() == "expression_statement" && s.named_child(0).is_some_and(|x| x.kind() == "string") && statements.len() > 1)
                     });
-                if stub && !decorated {
+                if stub && !decorated && !declared && !in_test {
                     self.add(
                         n,
                         Dimension::Completeness,
@@ -911,6 +926,27 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+    }
+
+    /// The class whose method encloses `n` most closely (Python), if the nearest
+    /// enclosing function is a method.
+    fn python_class_of(&self, n: Node<'a>) -> Option<Node<'a>> {
+        let mut cur = Some(n);
+        while let Some(c) = cur {
+            if c.kind() == "function_definition" {
+                // function_definition (or decorated_definition) -> block -> class_definition
+                let mut up = c.parent();
+                if up.is_some_and(|u| u.kind() == "decorated_definition") {
+                    up = up.and_then(|u| u.parent());
+                }
+                return up
+                    .filter(|b| b.kind() == "block")
+                    .and_then(|b| b.parent())
+                    .filter(|k| k.kind() == "class_definition");
+            }
+            cur = c.parent();
+        }
+        None
     }
 
     /// McCabe complexity and deepest control-flow nesting of a body, nested functions
@@ -1240,6 +1276,22 @@ mod tests {
             vec![
                 "a.rs:4 major tests: the candidate adds or changes functions but touches no test",
                 "a.rs:5 major safety: `.expect()` outside tests panics on None/Err: return or map the error instead",
+            ]
+        );
+    }
+
+    #[test]
+    fn python_declarations_are_not_stubs() {
+        let c = unit(
+            "p.py",
+            "from typing import Protocol, overload\nclass Reader(Protocol):\n    def read(self) -> bytes: ...\nclass Base:\n    def hook(self):\n        raise NotImplementedError\n    @overload\n    def f(self, x: int) -> int: ...\n    def g(self):\n        pass\ndef h():\n    raise NotImplementedError\nclass TestX:\n    def helper(self):\n        pass\n",
+        );
+        assert_eq!(
+            comments(&c),
+            vec![
+                // (TestX is test code, so no tests finding.)
+                "p.py:9 major completeness: `g` has only `pass`/`...` for a body: a stub",
+                "p.py:12 major completeness: raises NotImplementedError: the function is a stub",
             ]
         );
     }
