@@ -171,8 +171,8 @@ fn answers_the_reference_script_like_the_reference() {
             &s,
             "one session throughout"
         );
-        // The text content prints the standard fields first, in the reference's order.
-        let r = c.call("sequentialthinking", json!({})); // invalid: recorded nowhere
+        // An invalid call between thoughts is recorded nowhere (the next length is +1).
+        let r = c.call("sequentialthinking", json!({}));
         assert_eq!(r["isError"], true);
     }
     // A plain thought 1 starts a new session.
