@@ -40,6 +40,7 @@ fn initialize_list_and_call() {
             "list_top_nodes",
             "mark_task_as_done",
             "save_current_work_info",
+            "sequentialthinking",
             "summarize_graph",
             "update_tasks"
         ]

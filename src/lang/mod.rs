@@ -230,4 +230,16 @@ pub fn extract(lang: Language, source: &[u8]) -> Result<FileFacts, LangError> {
     extract::extract(lang, source)
 }
 
+/// The tree-sitter grammar of `lang` (for callers that walk the syntax tree
+/// themselves, like the audit's rubric; everything else goes through [`extract`]).
+pub fn grammar(lang: Language) -> tree_sitter::Language {
+    match lang {
+        Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Language::Python => tree_sitter_python::LANGUAGE.into(),
+        Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+    }
+}
+
 mod extract;

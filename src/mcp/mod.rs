@@ -27,6 +27,7 @@ use crate::tools::drill::{
 use crate::tools::summarize::{self, SummarizeArgs, SummarizeResponse};
 use crate::tools::summary::{self, SummaryResponse};
 use crate::tools::tasks::{self, MarkDoneArgs, SessionArgs, TasksAnswer, UpdateTasksArgs};
+use crate::tools::thinking::{self, ThinkingResponse, ThoughtArgs};
 use crate::tools::work::{self, GetWorkArgs, SaveWorkArgs};
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
@@ -378,6 +379,40 @@ impl Server {
         })
         .await
         .map(Json)
+    }
+    /// Seed 003: sequential thinking with code audits, persisted.
+    #[tool(
+        name = "sequentialthinking",
+        title = "Sequential Thinking",
+        description = "A detailed tool for dynamic and reflective problem-solving through thoughts, compatible with the reference sequential-thinking server: send one thought at a time (thoughtNumber, totalThoughts, nextThoughtNeeded; isRevision/revisesThought to revise, branchFromThought/branchId to branch, needsMoreThoughts). The answer has thoughtNumber, totalThoughts (raised to thoughtNumber when exceeded), nextThoughtNeeded, branches, thoughtHistoryLength and sessionId. History is kept per session in the index database and survives restarts: a plain thought 1 starts a session, later thoughts continue the latest one (or the one named by loopId). A thought containing a fenced code block, a unified diff or a ```gan-config JSON block (task, scope diff|paths|workspace, paths, threshold 0-100 default 85, maxCycles 1-10, candidates 1-5, judges [\"internal\", \"codex\"], applyFixes) is audited: the answer's gan holds overall 0-100, dimensions (correctness, completeness, maintainability, safety, tests), verdict pass|revise|reject, review {summary, inline [{path, line, comment}], citations [repo://path:start-end]}, iterations, judge_cards; revise/reject set nextThoughtNeeded to true. The audit session is branchId when given.",
+        input_schema = input_schema::<ThoughtArgs>(),
+        output_schema = rmcp::handler::server::common::schema_for_output::<ThinkingResponse>(),
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn sequentialthinking(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        let input = thinking::parse_input(&args).map_err(|e| e.to_string())?;
+        let ws = Arc::clone(&self.default);
+        blocking(move || {
+            let response = thinking::sequential_thinking(&ws, input, FRESHNESS_WINDOW)?;
+            let value =
+                serde_json::to_value(&response).map_err(|e| ToolError::Internal(e.to_string()))?;
+            // The struct, not the map: the reference's field order.
+            let text = serde_json::to_string_pretty(&response)
+                .map_err(|e| ToolError::Internal(e.to_string()))?;
+            let mut result = CallToolResult::structured(value);
+            // The reference answers with the JSON pretty-printed (two spaces).
+            result.content = vec![ContentBlock::text(text)];
+            Ok(result)
+        })
+        .await
     }
 }
 

@@ -203,4 +203,5 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
 pub mod export;
 pub mod files;
 pub mod graph;
+pub mod thinking;
 pub mod work;

@@ -12,6 +12,7 @@ use super::StoreError;
 const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/001_index.sql"),
     include_str!("../../schema/002_work.sql"),
+    include_str!("../../schema/003_thinking.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

@@ -1,11 +1,13 @@
 //! The tools: one function per tool, shared by the CLI and the MCP server so both give
 //! the same answer. Tools call `index`, `graph` and `store`; they know nothing of MCP.
 
+pub mod audit;
 pub mod drill;
 pub mod export;
 pub mod summarize;
 pub mod summary;
 pub mod tasks;
+pub mod thinking;
 pub mod work;
 pub mod workspace;
 
@@ -43,6 +45,10 @@ pub enum ToolError {
     /// A defect: a task panicked or was cancelled.
     #[error("internal: {0}")]
     Internal(String),
+    /// No audit judge could answer (`judge_unavailable`, `judge_timeout`,
+    /// `judge_invalid_output`, `judge_failed`).
+    #[error("{0}")]
+    Judge(#[from] audit::codex::JudgeError),
 }
 
 impl ToolError {
@@ -58,6 +64,7 @@ impl ToolError {
             ToolError::Index(_) => "index_failed",
             ToolError::Store(_) => "database_error",
             ToolError::Internal(_) => "internal",
+            ToolError::Judge(e) => e.code(),
         }
     }
 }
