@@ -6,6 +6,7 @@
 //! relative to the root. New rows get ids in path order and document order, so two
 //! from-scratch runs over one tree give identical ids whatever the thread timing.
 
+mod jsconfig;
 mod modules;
 mod resolve;
 
@@ -501,6 +502,7 @@ fn write_outcome(
         names.insert(s.name.clone());
     }
     for imp in facts.imports {
+        let flags = imp.flags();
         pending.push(Ref {
             id: tx.alloc_ref_id(),
             file_id,
@@ -510,7 +512,7 @@ fn write_outcome(
             name: imp.specifier,
             qualifier: (!imp.names.is_empty()).then(|| imp.names.join(",")),
             line: imp.line,
-            flags: i64::from(imp.type_checking),
+            flags,
         });
     }
     for call in facts.calls {
