@@ -148,6 +148,17 @@ def our_edges(exe: str, corpus: str, work: str, name: str) -> set[tuple[str, str
     return edges
 
 
+def our_specifiers(exe: str, corpus: str, work: str, name: str, src: str, dst: str) -> str:
+    """How our edge src -> dst was written (`specifier@line` of its import statements)."""
+    db = os.path.join(work, f"{name}.db")
+    q = lambda p: p.replace("'", "''")
+    sql = (f"SELECT line, specifier FROM file_imports WHERE src_path = '{q(src)}' "
+           f"AND dst_path = '{q(dst)}' ORDER BY line")
+    out = run([exe, "sql", corpus, "--db", db, "--json", sql]).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.strip()]
+    return ", ".join(f"{r['specifier']}@{r['line']}" for r in rows)
+
+
 def our_refs(exe: str, corpus: str, work: str, name: str, path: str) -> list[dict]:
     """The import references written in one file, with their status (for explanations)."""
     db = os.path.join(work, f"{name}.db")
@@ -309,6 +320,8 @@ def compare_madge(exe: str, madge_home: str, corpus: str, work: str, show: int) 
                 specs = [r for r in our_refs(exe, corpus, work, "npm", a) if r["status"] != "resolved"]
                 why = "our unresolved specifiers there: " + ", ".join(
                     f"{r['specifier']}@{r['line']}:{r['status']}" for r in specs[:6])
+            if reason:
+                why = (why + "; " if why else "") + "written as " + our_specifiers(exe, corpus, work, "npm", a, b)
             print(f"  {label}: {a} -> {b}  ({why})")
 
     ok = parsed.ok()
@@ -384,7 +397,8 @@ def compare_grimp(exe: str, grimp_py: str, corpus: str, work: str, packages: lis
             print(f"    only grimp: {a} -> {b}  (our unresolved there: "
                   + ", ".join(f"{r['specifier']}@{r['line']}" for r in specs[:6]) + ")")
         for a, b in sorted(ours - ref)[:show]:
-            print(f"    only ours:  {a} -> {b}")
+            print(f"    only ours:  {a} -> {b}  (written as "
+                  + our_specifiers(exe, corpus, work, "stdlib", a, b) + ")")
         for a, b in sorted(aside)[:show]:
             print(f"    ours, not a grimp module: {a} -> {b}")
         ok &= score.ok()

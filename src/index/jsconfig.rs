@@ -301,20 +301,23 @@ fn collect_targets(v: &Json, star: Option<&str>, out: &mut Vec<String>, depth: u
 pub(super) struct TsConfig {
     /// `baseUrl`: where `paths` targets and non-relative specifiers resolve from.
     pub base: Option<String>,
-    /// `paths` patterns in written order: (pattern, targets).
-    pub paths: Vec<(String, Vec<String>)>,
+    /// `paths` patterns in written order, targets root-relative.
+    pub paths: PathPatterns,
     /// `outDir` and `rootDir`: the build maps `rootDir/x.ts` to `outDir/x.js`, so a
     /// package entry point under `outDir` names a source under `rootDir`.
     pub out_dir: Option<String>,
     pub root_dir: Option<String>,
 }
 
+/// `paths` patterns in written order: (pattern, targets).
+type PathPatterns = Vec<(String, Vec<String>)>;
+
 /// One config file's own options, before merging with what it extends.
 #[derive(Debug, Default, Clone)]
 struct Layer {
     base: Option<String>,
     /// Patterns with their targets as written, and the directory of the defining file.
-    paths: Option<(Vec<(String, Vec<String>)>, String)>,
+    paths: Option<(PathPatterns, String)>,
     out_dir: Option<String>,
     root_dir: Option<String>,
 }

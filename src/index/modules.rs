@@ -143,18 +143,18 @@ fn common_dir_len(a: &str, b: &str) -> usize {
     len
 }
 
+/// What [`python_names`] builds: primary names, namespace names, and each file's names.
+type PythonNames = (
+    HashMap<String, PyCandidates>,
+    HashMap<String, PyCandidates>,
+    HashMap<i64, Vec<PyName>>,
+);
+
 /// Python module names of every `.py`/`.pyi` file: the primary name counts from the
 /// directory above the top-most regular package holding the file (the script's folder
 /// for a loose script); namespace names count from each source root above that
 /// directory, through directories without `__init__.py` (PEP 420).
-fn python_names(
-    files: &[(i64, String)],
-    by_path: &HashMap<String, i64>,
-) -> (
-    HashMap<String, PyCandidates>,
-    HashMap<String, PyCandidates>,
-    HashMap<i64, Vec<PyName>>,
-) {
+fn python_names(files: &[(i64, String)], by_path: &HashMap<String, i64>) -> PythonNames {
     let is_package = |dir: &str| {
         let init = if dir.is_empty() {
             "__init__.py".to_string()

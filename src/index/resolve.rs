@@ -285,8 +285,8 @@ impl Resolver {
 
     /// The files re-exported, transitively, by the files `file_id` imports
     /// (`export * from './button'` in an `index.ts`, `from .impl import Thing` in an
-    /// `__init__.py`), less the files it imports itself: a name imported through a
-    /// barrel is defined behind it.
+    /// `__init__.py`), less the files it imports itself, sorted: a name imported
+    /// through a barrel is defined behind it.
     fn behind_barrels(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Arc<[i64]>, IndexError> {
         if let Some(b) = self.behind.get(&file_id) {
             return Ok(Arc::clone(b));
@@ -304,6 +304,7 @@ impl Resolver {
                 }
             }
         }
+        out.sort_unstable();
         let out: Arc<[i64]> = Arc::from(out);
         self.behind.insert(file_id, Arc::clone(&out));
         Ok(out)
@@ -386,13 +387,12 @@ impl Resolver {
         }
         // Nothing in the imported files themselves: behind the barrels they re-export.
         let behind = self.behind_barrels(tx, r.file_id)?;
-        let mut via = candidates().filter(|d| behind.contains(&d.file_id));
+        let is_behind = |d: &&Definition| behind.binary_search(&d.file_id).is_ok();
+        let mut via = candidates().filter(is_behind);
         match (via.next(), via.next()) {
             (Some(d), None) => return Ok(one(d, CONFIDENCE_IMPORTED)),
             (Some(_), Some(_)) => {
-                let n = candidates()
-                    .filter(|d| behind.contains(&d.file_id))
-                    .count();
+                let n = candidates().filter(is_behind).count();
                 return Ok(Outcome::status("ambiguous", n));
             }
             _ => {}

@@ -140,9 +140,11 @@ const INIT_PATH: &str = "(f.path = '__init__.py' OR f.path = '__init__.pyi'
     OR substr(f.path, -12) = '/__init__.py' OR substr(f.path, -13) = '/__init__.pyi')";
 
 /// SQL condition on an import edge `e` with its reference `r` and importing file `f`:
-/// the edge re-exports (`export ... from`, or any import of a Python `__init__`).
-const REEXPORT_EDGE: &str = "(r.form = 'reexport' OR (f.path = '__init__.py' OR f.path = '__init__.pyi'
-    OR substr(f.path, -12) = '/__init__.py' OR substr(f.path, -13) = '/__init__.pyi'))";
+/// the edge re-exports names: `export ... from`, or a `from X import names` in a Python
+/// `__init__` (a plain `import os` there binds `os`, not what `os` defines).
+const REEXPORT_EDGE: &str = "(r.form = 'reexport' OR (r.qualifier IS NOT NULL
+    AND (f.path = '__init__.py' OR f.path = '__init__.pyi'
+    OR substr(f.path, -12) = '/__init__.py' OR substr(f.path, -13) = '/__init__.pyi')))";
 
 const REF_COLUMNS: &str = "id, file_id, src_id, kind, form, name, qualifier, line, flags";
 
@@ -599,7 +601,7 @@ impl<'c> IndexTx<'c> {
     }
 
     /// Files `file_id` re-exports: the files its `export ... from` references resolve
-    /// to, and every file a Python `__init__` imports.
+    /// to, and the files a Python `__init__` imports names from.
     pub fn reexported_files(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
         let mut stmt = self.tx.prepare_cached(&format!(
             "SELECT DISTINCT d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
