@@ -6,6 +6,7 @@
 //! relative to the root. New rows get ids in path order and document order, so two
 //! from-scratch runs over one tree give identical ids whatever the thread timing.
 
+mod jsconfig;
 mod modules;
 mod resolve;
 
@@ -291,6 +292,7 @@ pub fn index(
 
     for gone in &removed {
         if !opts.full {
+            reresolve_behind_barrel(&tx, gone.id, false, &mut reresolve)?;
             reresolve.extend(tx.refs_into_file(gone.id)?);
             names.extend(tx.symbol_names(gone.id)?);
             tx.delete_file(gone.id)?;
@@ -356,15 +358,22 @@ pub fn index(
         to_read.len(),
         report.parse_ms
     );
+    // A manifest or tsconfig that came, went or moved may change any import.
+    let configs_moved = to_read
+        .iter()
+        .map(|(w, _)| w.path.as_str())
+        .chain(removed.iter().map(|s| s.path.as_str()))
+        .any(modules::is_resolution_config);
+    let mut recheck_imports = paths_changed || configs_moved;
     if fresh {
         // Nothing older than this run exists to re-resolve.
         reresolve.clear();
         names.clear();
-        paths_changed = false;
+        recheck_imports = false;
     }
     let mut resolver = resolve::Resolver::new(&tx, root)?;
     report.refs_resolved =
-        resolver.run(&tx, new_refs, &reresolve, &names, paths_changed, progress)?;
+        resolver.run(&tx, new_refs, &reresolve, &names, recheck_imports, progress)?;
     tx.restore_indexes(&suspended)?;
     report.resolve_ms = started.elapsed().as_millis() as u64 - walk_ms - report.parse_ms;
     tracing::info!(
@@ -421,6 +430,7 @@ fn write_outcome(
         }
         Outcome::Vanished => {
             if let Some(p) = prev {
+                reresolve_behind_barrel(tx, p.id, false, reresolve)?;
                 reresolve.extend(tx.refs_into_file(p.id)?);
                 names.extend(tx.symbol_names(p.id)?);
                 tx.delete_file(p.id)?;
@@ -433,6 +443,12 @@ fn write_outcome(
     };
     report.files_parsed += 1;
     if let Some(p) = prev {
+        let reexports = content.facts.as_ref().is_some_and(|f| {
+            f.imports
+                .iter()
+                .any(|i| i.kind == lang::ImportKind::ReExport)
+        });
+        reresolve_behind_barrel(tx, p.id, reexports, reresolve)?;
         reresolve.extend(tx.refs_into_file(p.id)?);
         names.extend(tx.symbol_names(p.id)?);
         tx.delete_file_contents(p.id)?;
@@ -501,6 +517,7 @@ fn write_outcome(
         names.insert(s.name.clone());
     }
     for imp in facts.imports {
+        let flags = imp.flags();
         pending.push(Ref {
             id: tx.alloc_ref_id(),
             file_id,
@@ -510,7 +527,7 @@ fn write_outcome(
             name: imp.specifier,
             qualifier: (!imp.names.is_empty()).then(|| imp.names.join(",")),
             line: imp.line,
-            flags: i64::from(imp.type_checking),
+            flags,
         });
     }
     for call in facts.calls {
@@ -548,6 +565,21 @@ fn write_outcome(
             line: inh.line,
             flags: 0,
         });
+    }
+    Ok(())
+}
+
+/// When `file_id` re-exports (before this run, or `reexports_now`), the call and base
+/// references of the files that import it (through any chain of barrels) are resolved
+/// again: their candidates behind the barrel may change. Call before its rows go.
+fn reresolve_behind_barrel(
+    tx: &IndexTx<'_>,
+    file_id: i64,
+    reexports_now: bool,
+    reresolve: &mut BTreeSet<i64>,
+) -> Result<(), IndexError> {
+    if reexports_now || tx.is_reexporter(file_id)? {
+        reresolve.extend(tx.name_refs_of_importers(file_id)?.iter().map(|r| r.id));
     }
     Ok(())
 }

@@ -1,20 +1,32 @@
 //! Import specifiers to files, per language (SPEC §4). Works on the set of indexed
-//! paths (root-relative, `/`-separated); reads only `tsconfig.json`/`jsconfig.json`
-//! from disk.
+//! paths (root-relative, `/`-separated); reads only `package.json` and
+//! `tsconfig.json`/`jsconfig.json` (and the configs they extend) from disk, through
+//! [`super::jsconfig`].
 //!
-//! - JavaScript/TypeScript: relative specifiers with extension and `index.*` lookup
-//!   (`.js` also naming a `.ts` source), tsconfig `baseUrl` and `paths`; bare packages
+//! - JavaScript/TypeScript: relative specifiers with extension, `package.json` `main`
+//!   and `index.*` lookup (`.js` also naming a `.ts` source); `#name` through the
+//!   nearest `package.json` `imports`; tsconfig `paths` (exact pattern, else the longest
+//!   prefix; several targets tried in order) and `baseUrl`, with `extends`; workspace
+//!   packages (any indexed `package.json` with a `name`, as in monorepos with
+//!   `packages/*`) through `exports` or `main`/`module`/`types`, a build output under
+//!   tsconfig `outDir` mapped back to its source under `rootDir`; other bare packages
 //!   are external.
 //! - Python: modules named from the directory above the top-most package holding a file
-//!   (so the workspace root for `email/utils.py`, the script's folder for a loose
-//!   script); `import a.b` resolves to module `a.b` only; `from a import b` to module
-//!   `a.b` when it is one, else `a`; relative imports against the file's package.
+//!   (so the workspace root for `email/utils.py`, `src/` in a src layout, the script's
+//!   folder for a loose script), and through namespace packages (directories without
+//!   `__init__.py`) from the workspace root and every `src/` directory; `import a.b`
+//!   resolves to module `a.b` only; `from a import b` to module `a.b` when it is one,
+//!   else `a`; a name that is no module to its longest prefix that is one; relative
+//!   imports against the file's package.
 //! - Rust: `mod x;` beside the declaring module, `use crate::`/`super::`/`self::`
 //!   paths and paths through child modules, to the file of the longest module prefix.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use super::jsconfig::{map_subpath, match_paths, read_manifest, read_tsconfig, split_bare};
+use super::jsconfig::{Manifest, Mapped, TsConfig};
 
 /// Outcome of resolving one import reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,86 +65,198 @@ pub fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-/// The compilerOptions of a tsconfig/jsconfig that matter for resolution.
-#[derive(Debug, Default)]
-struct TsConfig {
-    /// Root-relative directory that `paths` targets and bare specifiers resolve from.
-    base: Option<String>,
-    /// `paths` patterns in file order: (pattern, targets), targets root-relative.
-    paths: Vec<(String, Vec<String>)>,
+/// Files whose contents steer import resolution (package manifests, tsconfig/jsconfig
+/// and the configs they usually extend): when one is added, changed or removed, every
+/// import is resolved again.
+pub fn is_resolution_config(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == "package.json"
+        || (name.ends_with(".json")
+            && (name.starts_with("tsconfig") || name.starts_with("jsconfig")))
 }
+
+/// One Python module name a file answers to, and the directory that name starts at
+/// (the `sys.path` entry it assumes).
+#[derive(Debug, Clone)]
+struct PyName {
+    name: String,
+    top: String,
+}
+
+/// One file a Python module name may mean.
+#[derive(Debug, Clone)]
+struct PyCandidate {
+    id: i64,
+    /// The directory the name starts at.
+    top: String,
+    path: String,
+}
+
+/// Candidates of one Python module name: `.py` before `.pyi`, then path order.
+type PyCandidates = Vec<PyCandidate>;
 
 /// Path lookups over the indexed files.
 pub struct Modules {
     root: PathBuf,
     by_path: HashMap<String, i64>,
-    /// Python dotted module name → files defining it (several when script folders clash).
-    py_modules: HashMap<String, Vec<i64>>,
-    /// Python file id → (its module name, the root-relative directory its names start at).
-    py_names: HashMap<i64, (String, String)>,
+    /// Python dotted module name → files defining it under their primary name (several
+    /// when script folders clash), `.py` before `.pyi`, then in path order.
+    py_modules: HashMap<String, PyCandidates>,
+    /// Python names through namespace packages (directories without `__init__.py`) from
+    /// a source root above the top-most regular package; consulted after `py_modules`.
+    py_namespace: HashMap<String, PyCandidates>,
+    /// Python file id → its names: the primary one first, then namespace names from
+    /// the nearest source root outwards.
+    py_names: HashMap<i64, Vec<PyName>>,
     /// Directory → the nearest tsconfig above it (cached, `None` when there is none).
     tsconfigs: HashMap<String, Option<Arc<TsConfig>>>,
+    /// Directory → its `package.json`, read on first use (`None`: none, or unreadable).
+    manifests: HashMap<String, Option<Arc<Manifest>>>,
+    /// Workspace package name → directories whose `package.json` has that name (in
+    /// path order); built on the first bare specifier.
+    packages: Option<HashMap<String, Vec<String>>>,
+}
+
+/// True for a Python identifier as a module segment (ASCII rules; other letters are
+/// accepted as they are valid in Python 3 names).
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+/// True for directories treated as `sys.path` entries for namespace packages: the
+/// workspace root and every directory named `src`.
+fn is_source_root(dir: &str) -> bool {
+    dir.is_empty() || dir == "src" || dir.ends_with("/src")
+}
+
+/// Length in bytes of the common directory prefix of two root-relative paths.
+fn common_dir_len(a: &str, b: &str) -> usize {
+    let mut len = 0;
+    for (x, y) in parent_dir(a).split('/').zip(parent_dir(b).split('/')) {
+        if x != y || x.is_empty() {
+            break;
+        }
+        len += x.len() + 1;
+    }
+    len
+}
+
+/// What [`python_names`] builds: primary names, namespace names, and each file's names.
+type PythonNames = (
+    HashMap<String, PyCandidates>,
+    HashMap<String, PyCandidates>,
+    HashMap<i64, Vec<PyName>>,
+);
+
+/// Python module names of every `.py`/`.pyi` file: the primary name counts from the
+/// directory above the top-most regular package holding the file (the script's folder
+/// for a loose script); namespace names count from each source root above that
+/// directory, through directories without `__init__.py` (PEP 420).
+fn python_names(files: &[(i64, String)], by_path: &HashMap<String, i64>) -> PythonNames {
+    let is_package = |dir: &str| {
+        let init = if dir.is_empty() {
+            "__init__.py".to_string()
+        } else {
+            format!("{dir}/__init__.py")
+        };
+        by_path.contains_key(&init) || by_path.contains_key(&format!("{init}i"))
+    };
+    let mut primary: HashMap<String, PyCandidates> = HashMap::new();
+    let mut namespace: HashMap<String, PyCandidates> = HashMap::new();
+    let mut names: HashMap<i64, Vec<PyName>> = HashMap::new();
+    let mut package_cache: HashMap<String, bool> = HashMap::new();
+    for (id, path) in files {
+        let Some(stem) = path
+            .strip_suffix(".py")
+            .or_else(|| path.strip_suffix(".pyi"))
+        else {
+            continue;
+        };
+        // Climb while the directory is a package.
+        let mut top = parent_dir(path);
+        while !top.is_empty() {
+            let pkg = *package_cache
+                .entry(top.to_string())
+                .or_insert_with(|| is_package(top));
+            if !pkg {
+                break;
+            }
+            top = parent_dir(top);
+        }
+        let rel = if top.is_empty() {
+            stem
+        } else {
+            &stem[top.len() + 1..]
+        };
+        let rel = rel.strip_suffix("/__init__").unwrap_or(rel);
+        if rel == "__init__" || rel.split('/').any(|s| s.is_empty() || s.contains('.')) {
+            continue;
+        }
+        let name = rel.replace('/', ".");
+        primary.entry(name.clone()).or_default().push(PyCandidate {
+            id: *id,
+            top: top.to_string(),
+            path: path.clone(),
+        });
+        let mut own = vec![PyName {
+            name,
+            top: top.to_string(),
+        }];
+        // Namespace names: from each source root above `top`, every directory on the
+        // way being a valid module segment.
+        let mut dir = top;
+        let mut name = own[0].name.clone();
+        while !dir.is_empty() {
+            let segment = dir.rsplit('/').next().unwrap_or(dir);
+            if !is_identifier(segment) {
+                break;
+            }
+            name = format!("{segment}.{name}");
+            dir = parent_dir(dir);
+            if is_source_root(dir) {
+                namespace
+                    .entry(name.clone())
+                    .or_default()
+                    .push(PyCandidate {
+                        id: *id,
+                        top: dir.to_string(),
+                        path: path.clone(),
+                    });
+                own.push(PyName {
+                    name: name.clone(),
+                    top: dir.to_string(),
+                });
+            }
+        }
+        names.insert(*id, own);
+    }
+    // `.py` before its `.pyi` stub, then path order.
+    for list in primary.values_mut().chain(namespace.values_mut()) {
+        if list.len() > 1 {
+            list.sort_by(|a, b| {
+                (a.path.ends_with(".pyi"), &a.path).cmp(&(b.path.ends_with(".pyi"), &b.path))
+            });
+        }
+    }
+    (primary, namespace, names)
 }
 
 impl Modules {
     /// Builds the lookups from every indexed file `(id, path)`.
     pub fn new(root: &Path, files: &[(i64, String)]) -> Modules {
         let by_path: HashMap<String, i64> = files.iter().map(|(id, p)| (p.clone(), *id)).collect();
-        let is_package = |dir: &str| {
-            let init = if dir.is_empty() {
-                "__init__.py".to_string()
-            } else {
-                format!("{dir}/__init__.py")
-            };
-            by_path.contains_key(&init) || by_path.contains_key(&format!("{init}i"))
-        };
-        let mut py_modules: HashMap<String, Vec<i64>> = HashMap::new();
-        let mut py_names = HashMap::new();
-        let mut package_cache: HashMap<String, bool> = HashMap::new();
-        for (id, path) in files {
-            let stem = match path
-                .strip_suffix(".py")
-                .or_else(|| path.strip_suffix(".pyi"))
-            {
-                Some(s) => s,
-                None => continue,
-            };
-            // Climb while the directory is a package.
-            let mut top = parent_dir(path);
-            while !top.is_empty() {
-                let pkg = *package_cache
-                    .entry(top.to_string())
-                    .or_insert_with(|| is_package(top));
-                if !pkg {
-                    break;
-                }
-                top = parent_dir(top);
-            }
-            let rel = if top.is_empty() {
-                stem
-            } else {
-                &stem[top.len() + 1..]
-            };
-            let rel = rel.strip_suffix("/__init__").unwrap_or(rel);
-            if rel == "__init__" || rel.split('/').any(|s| s.is_empty() || s.contains('.')) {
-                continue;
-            }
-            let name = rel.replace('/', ".");
-            let list = py_modules.entry(name.clone()).or_default();
-            // A .py and its .pyi stub: keep the .py first.
-            if path.ends_with(".pyi") {
-                list.push(*id);
-            } else {
-                list.insert(0, *id);
-            }
-            py_names.insert(*id, (name, top.to_string()));
-        }
+        let (py_modules, py_namespace, py_names) = python_names(files, &by_path);
         Modules {
             root: root.to_path_buf(),
             by_path,
             py_modules,
+            py_namespace,
             py_names,
             tsconfigs: HashMap::new(),
+            manifests: HashMap::new(),
+            packages: None,
         }
     }
 
@@ -143,27 +267,65 @@ impl Modules {
 
     // ---- Python ---------------------------------------------------------------
 
-    /// The file of Python module `name` as seen from `from_file` (same source root
-    /// preferred when several folders define it).
-    fn py_module(&self, name: &str, from_file: i64) -> Option<i64> {
-        let list = self.py_modules.get(name)?;
-        if list.len() == 1 {
-            return Some(list[0]);
+    /// The file of Python module `name` as seen from `from_path` (`home`: the
+    /// directories the importing file's names start at). Primary names first, then
+    /// namespace names. Among several candidates: the first that starts at one of the
+    /// importer's own source directories; else the one sharing the longest directory
+    /// prefix with the importer; on a tie, the one named from the workspace root; else
+    /// none (ambiguous).
+    fn py_module(&self, name: &str, from_path: &str, home: &[PyName]) -> Option<i64> {
+        let list = self
+            .py_modules
+            .get(name)
+            .or_else(|| self.py_namespace.get(name))?;
+        if let [only] = list.as_slice() {
+            return Some(only.id);
         }
-        let home = self.py_names.get(&from_file).map(|(_, top)| top.as_str());
-        list.iter()
-            .copied()
-            .find(|id| self.py_names.get(id).map(|(_, t)| t.as_str()) == home)
-            .or_else(|| {
-                // Otherwise the one rooted at the workspace root.
-                list.iter()
-                    .copied()
-                    .find(|id| self.py_names.get(id).is_some_and(|(_, t)| t.is_empty()))
-            })
+        if let Some(c) = list.iter().find(|c| home.iter().any(|h| h.top == c.top)) {
+            return Some(c.id);
+        }
+        // The nearest by directory; on a tie, the one named from the workspace root.
+        let longest = list
+            .iter()
+            .map(|c| common_dir_len(&c.path, from_path))
+            .max()?;
+        // A stub beside its `.py` is the same module (the `.py` comes first).
+        let mut nearest: Vec<&PyCandidate> = list
+            .iter()
+            .filter(|c| common_dir_len(&c.path, from_path) == longest)
+            .collect();
+        let paths: Vec<&str> = nearest.iter().map(|c| c.path.as_str()).collect();
+        nearest.retain(|c| {
+            c.path
+                .strip_suffix(".pyi")
+                .is_none_or(|stem| !paths.contains(&format!("{stem}.py").as_str()))
+        });
+        match nearest.as_slice() {
+            [only] => Some(only.id),
+            _ => nearest.iter().find(|c| c.top.is_empty()).map(|c| c.id),
+        }
+    }
+
+    /// The longest dotted prefix of `name` (itself included) that is a module.
+    fn py_module_or_parent(&self, name: &str, from_path: &str, home: &[PyName]) -> Option<i64> {
+        let mut name = name;
+        loop {
+            if let Some(id) = self.py_module(name, from_path, home) {
+                return Some(id);
+            }
+            name = name.rsplit_once('.')?.0;
+        }
     }
 
     /// Resolves a Python import: `specifier` as written (leading dots kept), `names`
     /// the `from` names.
+    ///
+    /// `import a.b.c` names module `a.b.c`; `from a.b import c` names `a.b.c` when it is
+    /// a module, else `a.b`. A dotted name that is no module falls back to its longest
+    /// prefix that is one (importing `a.b.f` runs `a/b/__init__.py`; grimp counts the
+    /// same edge), but only inside the workspace: a first segment no file defines is
+    /// external. Relative imports count from the file's package under its primary name,
+    /// else under its namespace names (a file in `src/ns/pkg/` is `ns.pkg.x` there).
     pub fn resolve_python(
         &self,
         from_file: i64,
@@ -173,24 +335,33 @@ impl Modules {
     ) -> Target {
         let level = specifier.chars().take_while(|&c| c == '.').count();
         let rest = &specifier[level..];
-        let base = if level == 0 {
-            rest.to_string()
-        } else {
-            let Some((module, _)) = self.py_names.get(&from_file) else {
-                return Target::Unresolved;
+        let empty = Vec::new();
+        let home = self.py_names.get(&from_file).unwrap_or(&empty);
+        if level == 0 {
+            let target = self.py_from_base(rest.to_string(), names, from_path, home);
+            // Unresolved only when a file of the workspace is that top-level module; a
+            // name that is nobody's, or only a namespace directory here (other portions
+            // may be installed), is external.
+            let top = rest.split('.').next().unwrap_or_default();
+            return match target {
+                Target::Files(_) => target,
+                _ if self.py_modules.contains_key(top) => Target::Unresolved,
+                _ => Target::External,
             };
-            // The package of this file: the module itself for __init__, else its parent.
-            let is_init = from_path.ends_with("/__init__.py")
-                || from_path.ends_with("/__init__.pyi")
-                || from_path == "__init__.py";
-            let mut parts: Vec<&str> = module.split('.').filter(|s| !s.is_empty()).collect();
+        }
+        // The package of this file: the module itself for __init__, else its parent.
+        let is_init = from_path.ends_with("/__init__.py")
+            || from_path.ends_with("/__init__.pyi")
+            || from_path == "__init__.py"
+            || from_path == "__init__.pyi";
+        let mut first = None;
+        for own in home {
+            let mut parts: Vec<&str> = own.name.split('.').filter(|s| !s.is_empty()).collect();
             if !is_init {
                 parts.pop();
             }
-            for _ in 1..level {
-                if parts.pop().is_none() {
-                    return Target::Unresolved;
-                }
+            if (1..level).any(|_| parts.pop().is_none()) {
+                continue;
             }
             let mut base = parts.join(".");
             if !rest.is_empty() {
@@ -199,8 +370,23 @@ impl Modules {
                 }
                 base.push_str(rest);
             }
-            base
-        };
+            let target = self.py_from_base(base, names, from_path, home);
+            if matches!(target, Target::Files(_)) {
+                return target;
+            }
+            first.get_or_insert(target);
+        }
+        first.unwrap_or(Target::Unresolved)
+    }
+
+    /// The files `from BASE import names` (or `import BASE` without names) names.
+    fn py_from_base(
+        &self,
+        base: String,
+        names: &[&str],
+        from_path: &str,
+        home: &[PyName],
+    ) -> Target {
         let mut files = Vec::new();
         let mut need_base = names.is_empty() || names.contains(&"*");
         for name in names.iter().filter(|n| **n != "*") {
@@ -209,23 +395,14 @@ impl Modules {
             } else {
                 format!("{base}.{name}")
             };
-            match self.py_module(&sub, from_file) {
+            match self.py_module(&sub, from_path, home) {
                 Some(id) => files.push(id),
                 None => need_base = true,
             }
         }
         if need_base && !base.is_empty() {
-            match self.py_module(&base, from_file) {
-                Some(id) => files.push(id),
-                None if files.is_empty() => {
-                    let top = base.split('.').next().unwrap_or_default();
-                    return if level == 0 && self.py_module(top, from_file).is_none() {
-                        Target::External
-                    } else {
-                        Target::Unresolved
-                    };
-                }
-                None => {}
+            if let Some(id) = self.py_module_or_parent(&base, from_path, home) {
+                files.push(id);
             }
         }
         files.dedup();
@@ -239,25 +416,24 @@ impl Modules {
     // ---- JavaScript / TypeScript -------------------------------------------------
 
     /// Tries `base` as a file: as is, with each extension, a `.js`-family specifier as
-    /// its TypeScript source, then as a directory with an `index` file.
-    fn js_file(&self, base: &str) -> Option<i64> {
-        if let Some(id) = self.file(base) {
+    /// its TypeScript source; then as a directory: its `package.json` entry point
+    /// (`main`, ...), then an `index` file (Node's LOAD_AS_FILE, LOAD_AS_DIRECTORY).
+    fn js_file(&mut self, base: &str) -> Option<i64> {
+        self.js_file_at(base, 0)
+    }
+
+    fn js_file_at(&mut self, base: &str, depth: usize) -> Option<i64> {
+        if let Some(id) = self.js_plain_file(base) {
             return Some(id);
         }
-        for ext in JS_EXTENSIONS {
-            if let Some(id) = self.file(&format!("{base}{ext}")) {
-                return Some(id);
-            }
-        }
-        for (js, tss) in [
-            (".js", &[".ts", ".tsx"][..]),
-            (".jsx", &[".tsx"][..]),
-            (".mjs", &[".mts"][..]),
-            (".cjs", &[".cts"][..]),
-        ] {
-            if let Some(stem) = base.strip_suffix(js) {
-                for ts in tss {
-                    if let Some(id) = self.file(&format!("{stem}{ts}")) {
+        let manifest = if depth < 4 { self.manifest(base) } else { None };
+        if let Some(m) = manifest {
+            for entry in &m.entries {
+                let Some(target) = join_normalized(base, entry) else {
+                    continue;
+                };
+                if target != base {
+                    if let Some(id) = self.js_file_at(&target, depth + 1) {
                         return Some(id);
                     }
                 }
@@ -273,7 +449,72 @@ impl Modules {
         })
     }
 
-    /// The nearest tsconfig.json / jsconfig.json at or above `dir`.
+    /// `base` as a file: as is, with each extension, or as the TypeScript source of a
+    /// `.js`-family name (`x.js` → `x.ts`, `x.tsx`; `x.mjs` → `x.mts`; `x.d.ts` → `x.ts`).
+    fn js_plain_file(&self, base: &str) -> Option<i64> {
+        if let Some(id) = self.file(base) {
+            return Some(id);
+        }
+        for ext in JS_EXTENSIONS {
+            if let Some(id) = self.file(&format!("{base}{ext}")) {
+                return Some(id);
+            }
+        }
+        for (js, tss) in [
+            (".d.ts", &[".ts", ".tsx"][..]),
+            (".d.mts", &[".mts"][..]),
+            (".d.cts", &[".cts"][..]),
+            (".js", &[".ts", ".tsx"][..]),
+            (".jsx", &[".tsx"][..]),
+            (".mjs", &[".mts"][..]),
+            (".cjs", &[".cts"][..]),
+        ] {
+            if let Some(stem) = base.strip_suffix(js) {
+                for ts in tss {
+                    if let Some(id) = self.file(&format!("{stem}{ts}")) {
+                        return Some(id);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The `package.json` of directory `dir` (cached), if indexed and valid.
+    fn manifest(&mut self, dir: &str) -> Option<Arc<Manifest>> {
+        if let Some(m) = self.manifests.get(dir) {
+            return m.clone();
+        }
+        let path = if dir.is_empty() {
+            "package.json".to_string()
+        } else {
+            format!("{dir}/package.json")
+        };
+        let m = if self.by_path.contains_key(&path) {
+            read_manifest(&self.root, &path).map(Arc::new)
+        } else {
+            None
+        };
+        self.manifests.insert(dir.to_string(), m.clone());
+        m
+    }
+
+    /// The nearest directory at or above `dir` with a `package.json`, and that manifest.
+    fn nearest_manifest(&mut self, dir: &str) -> Option<(String, Arc<Manifest>)> {
+        let mut d = dir.to_string();
+        loop {
+            if let Some(m) = self.manifest(&d) {
+                return Some((d, m));
+            }
+            if d.is_empty() {
+                return None;
+            }
+            d = parent_dir(&d).to_string();
+        }
+    }
+
+    /// The nearest tsconfig.json / jsconfig.json at or above `dir`, with its `extends`
+    /// chain applied.
     fn tsconfig(&mut self, dir: &str) -> Option<Arc<TsConfig>> {
         if let Some(c) = self.tsconfigs.get(dir) {
             return c.clone();
@@ -286,7 +527,7 @@ impl Modules {
                 format!("{dir}/{name}")
             };
             if self.by_path.contains_key(&path) {
-                found = Some(Arc::new(self.read_tsconfig(dir, &path)));
+                found = Some(Arc::new(read_tsconfig(&self.root, &path)));
                 break;
             }
         }
@@ -297,49 +538,135 @@ impl Modules {
         found
     }
 
-    /// Reads the resolution options of one tsconfig (JSON with comments and trailing
-    /// commas, read with json5). An unreadable file gives empty options.
-    fn read_tsconfig(&self, dir: &str, path: &str) -> TsConfig {
-        let text = match std::fs::read_to_string(self.root.join(path)) {
-            Ok(t) => t,
-            Err(e) => {
-                tracing::debug!("tsconfig {path}: {e}");
-                return TsConfig::default();
+    /// Workspace package name → directories, from every indexed `package.json` that has
+    /// a `name` (node_modules is never indexed, so these are the workspace's own).
+    fn workspace_packages(&mut self) -> &HashMap<String, Vec<String>> {
+        if self.packages.is_none() {
+            let mut dirs: Vec<String> = self
+                .by_path
+                .keys()
+                .filter(|p| *p == "package.json" || p.ends_with("/package.json"))
+                .map(|p| parent_dir(p).to_string())
+                .collect();
+            dirs.sort();
+            let mut packages: HashMap<String, Vec<String>> = HashMap::new();
+            for dir in dirs {
+                if let Some(name) = self.manifest(&dir).and_then(|m| m.name.clone()) {
+                    packages.entry(name).or_default().push(dir);
+                }
             }
-        };
-        let value: serde_json::Value = match json5::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::warn!("tsconfig {path} is not valid JSON: {e}");
-                return TsConfig::default();
-            }
-        };
-        let opts = &value["compilerOptions"];
-        let base = opts["baseUrl"]
-            .as_str()
-            .and_then(|b| join_normalized(dir, b));
-        let anchor = base.clone().unwrap_or_else(|| dir.to_string());
-        let mut paths = Vec::new();
-        if let Some(map) = opts["paths"].as_object() {
-            for (pattern, targets) in map {
-                let targets = targets
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|t| t.as_str())
-                            .filter_map(|t| join_normalized(&anchor, t))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                paths.push((pattern.clone(), targets));
-            }
+            self.packages = Some(packages);
         }
-        TsConfig { base, paths }
+        self.packages.get_or_insert_with(HashMap::new)
     }
 
-    /// Resolves a JS/TS specifier written in `from_path`.
+    /// A build output path (`pkg/dist/x.js`) back to its source (`pkg/src/x.ts`), through
+    /// the `outDir`/`rootDir` of the tsconfig that applies to `pkg_dir` (`rootDir`
+    /// defaults to `pkg_dir/src`, then `pkg_dir`).
+    fn js_source_of_output(&mut self, pkg_dir: &str, target: &str) -> Option<i64> {
+        let cfg = self.tsconfig(pkg_dir)?;
+        let out = cfg.out_dir.as_deref()?;
+        let rel = if out.is_empty() {
+            target
+        } else {
+            target.strip_prefix(out)?.strip_prefix('/')?
+        };
+        let roots: Vec<String> = match &cfg.root_dir {
+            Some(r) => vec![r.clone()],
+            None => vec![
+                join_normalized(pkg_dir, "src").unwrap_or_default(),
+                pkg_dir.to_string(),
+            ],
+        };
+        roots.iter().find_map(|r| {
+            let candidate = if r.is_empty() {
+                rel.to_string()
+            } else {
+                format!("{r}/{rel}")
+            };
+            self.js_plain_file(&candidate)
+                .or_else(|| self.js_file(&candidate))
+        })
+    }
+
+    /// A package-relative target (`./dist/index.js`) of package `pkg_dir` to a file: the
+    /// file itself, else its source through tsconfig `outDir`/`rootDir`.
+    fn js_package_target(&mut self, pkg_dir: &str, target: &str) -> Option<i64> {
+        if !(target.starts_with("./") || target == ".") {
+            return None;
+        }
+        let path = join_normalized(pkg_dir, target)?;
+        if !(path == pkg_dir || pkg_dir.is_empty() || path.starts_with(&format!("{pkg_dir}/"))) {
+            return None;
+        }
+        self.js_file(&path)
+            .or_else(|| self.js_source_of_output(pkg_dir, &path))
+    }
+
+    /// `subpath` (`.` or `./x`) of the workspace package in `pkg_dir`: through
+    /// `exports` when the manifest has it (its conditions in written order, the first
+    /// target that is a file winning); else the entry points and plain subpaths.
+    fn js_in_package(&mut self, pkg_dir: &str, subpath: &str) -> Target {
+        let Some(m) = self.manifest(pkg_dir) else {
+            return Target::Unresolved;
+        };
+        if let Some(exports) = &m.exports {
+            return match map_subpath(exports, subpath) {
+                Mapped::Targets(targets) => targets
+                    .iter()
+                    .find_map(|t| self.js_package_target(pkg_dir, t))
+                    .map_or(Target::Unresolved, |id| Target::Files(vec![id])),
+                Mapped::NotExported => Target::Unresolved,
+            };
+        }
+        if subpath == "." {
+            for entry in &m.entries {
+                let entry = if entry.starts_with("./") || entry.starts_with("../") {
+                    entry.clone()
+                } else {
+                    format!("./{entry}")
+                };
+                if let Some(id) = self.js_package_target(pkg_dir, &entry) {
+                    return Target::Files(vec![id]);
+                }
+            }
+        }
+        match self.js_package_target(pkg_dir, subpath) {
+            Some(id) => Target::Files(vec![id]),
+            None => Target::Unresolved,
+        }
+    }
+
+    /// A bare specifier naming a workspace package (`@acme/ui`, `@acme/ui/button`); the
+    /// package nearest to the importer when several directories share the name.
+    /// `None` when no workspace package has that name.
+    fn js_workspace_package(&mut self, from_path: &str, spec: &str) -> Option<Target> {
+        let (name, subpath) = split_bare(spec)?;
+        let dirs = self.workspace_packages().get(name)?.clone();
+        // Longest common directory prefix; the first in path order on a tie.
+        let mut best: Option<(usize, &String)> = None;
+        for d in &dirs {
+            let len = common_dir_len(&format!("{d}/package.json"), from_path);
+            if best.is_none_or(|(b, _)| len > b) {
+                best = Some((len, d));
+            }
+        }
+        let dir = best?.1.clone();
+        Some(self.js_in_package(&dir, &subpath))
+    }
+
+    /// Resolves a JS/TS specifier written in `from_path`, in the order of TypeScript's
+    /// and Node's resolvers: relative paths; `#name` through the nearest package.json
+    /// `imports`; tsconfig `paths` (best pattern, targets in order), then `baseUrl`;
+    /// workspace packages by name (`exports`, else `main`/`module`/`types`, else the
+    /// subpath as a file); anything else is an external package.
     pub fn resolve_js(&mut self, from_path: &str, specifier: &str) -> Target {
         let spec = specifier.split(['?', '#']).next().unwrap_or(specifier);
+        let spec = if specifier.starts_with('#') {
+            specifier
+        } else {
+            spec
+        };
         if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
             return match join_normalized(parent_dir(from_path), spec).and_then(|b| self.js_file(&b))
             {
@@ -350,19 +677,31 @@ impl Modules {
         if spec.starts_with('/') || spec.contains(':') {
             return Target::External;
         }
+        if spec.starts_with('#') {
+            let Some((dir, m)) = self.nearest_manifest(parent_dir(from_path)) else {
+                return Target::Unresolved;
+            };
+            return match m.imports.as_ref().map(|i| map_subpath(i, spec)) {
+                Some(Mapped::Targets(targets)) => {
+                    for t in &targets {
+                        if let Some(id) = self.js_package_target(&dir, t) {
+                            return Target::Files(vec![id]);
+                        }
+                    }
+                    // A bare target (`"#x": "some-package"`) leaves the workspace.
+                    if targets.iter().any(|t| !t.starts_with('.')) {
+                        Target::External
+                    } else {
+                        Target::Unresolved
+                    }
+                }
+                _ => Target::Unresolved,
+            };
+        }
         if let Some(cfg) = self.tsconfig(parent_dir(from_path)) {
-            for (pattern, targets) in &cfg.paths {
-                let star = match pattern.split_once('*') {
-                    Some((pre, post)) => spec
-                        .strip_prefix(pre)
-                        .and_then(|s| s.strip_suffix(post))
-                        .map(str::to_string),
-                    None if pattern == spec => Some(String::new()),
-                    None => None,
-                };
-                let Some(star) = star else { continue };
-                for t in targets {
-                    if let Some(id) = self.js_file(&t.replace('*', &star)) {
+            if let Some(targets) = match_paths(&cfg.paths, spec) {
+                for t in &targets {
+                    if let Some(id) = self.js_file(t) {
                         return Target::Files(vec![id]);
                     }
                 }
@@ -372,6 +711,9 @@ impl Modules {
                     return Target::Files(vec![id]);
                 }
             }
+        }
+        if let Some(target) = self.js_workspace_package(from_path, spec) {
+            return target;
         }
         Target::External
     }
@@ -599,8 +941,75 @@ mod tests {
             Target::Files(vec![6])
         );
         assert_eq!(m.resolve_python(2, "pkg/a.py", "os", &[]), Target::External);
+        // A name that is no module: its longest prefix that is one (importing
+        // `pkg.missing` runs `pkg/__init__.py`; grimp records the same edge).
         assert_eq!(
             m.resolve_python(2, "pkg/a.py", "pkg.missing", &[]),
+            Target::Files(vec![1])
+        );
+        assert_eq!(
+            m.resolve_python(2, "pkg/a.py", "pkg.sub.b.func", &[]),
+            Target::Files(vec![4])
+        );
+        assert_eq!(
+            m.resolve_python(2, "pkg/a.py", ".nothing", &["x"]),
+            Target::Files(vec![1])
+        );
+    }
+
+    #[test]
+    fn python_namespace_packages_and_src_layouts() {
+        let m = modules(&[
+            "src/ns/common.py",        // 1: namespace package `ns` (no __init__.py)
+            "src/ns/plug/__init__.py", // 2
+            "src/ns/plug/a.py",        // 3
+            "src/app/__init__.py",     // 4: src layout, regular package
+            "src/app/core.py",         // 5
+            "tests/test_core.py",      // 6: loose test module
+        ]);
+        assert_eq!(
+            m.resolve_python(6, "tests/test_core.py", "app.core", &[]),
+            Target::Files(vec![5])
+        );
+        assert_eq!(
+            m.resolve_python(6, "tests/test_core.py", "ns.plug", &["a"]),
+            Target::Files(vec![3])
+        );
+        assert_eq!(
+            m.resolve_python(6, "tests/test_core.py", "ns.common", &[]),
+            Target::Files(vec![1])
+        );
+        // `..` from ns.plug.a is the namespace package ns.
+        assert_eq!(
+            m.resolve_python(3, "src/ns/plug/a.py", "..common", &["f"]),
+            Target::Files(vec![1])
+        );
+        assert_eq!(
+            m.resolve_python(3, "src/ns/plug/a.py", "app", &["core"]),
+            Target::Files(vec![5])
+        );
+    }
+
+    #[test]
+    fn python_clashing_names_prefer_the_nearest_file() {
+        let m = modules(&[
+            "a/src/core/__init__.py", // 1
+            "a/tests/t.py",           // 2
+            "b/src/core/__init__.py", // 3
+            "b/tests/t.py",           // 4
+            "c/t.py",                 // 5
+        ]);
+        assert_eq!(
+            m.resolve_python(2, "a/tests/t.py", "core", &[]),
+            Target::Files(vec![1])
+        );
+        assert_eq!(
+            m.resolve_python(4, "b/tests/t.py", "core", &[]),
+            Target::Files(vec![3])
+        );
+        // Equally far from both, and neither is named from the root: ambiguous.
+        assert_eq!(
+            m.resolve_python(5, "c/t.py", "core", &[]),
             Target::Unresolved
         );
     }

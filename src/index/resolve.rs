@@ -7,6 +7,7 @@
 //! |-------------------------------------------------------------|-----------:|
 //! | one definition in the caller's own file (`self.f()` prefers the caller's class) | 0.95 |
 //! | one definition in the files the caller's file imports        | 0.80 |
+//! | none there: one definition in the files those re-export (barrels, `__init__`) | 0.80 |
 //! | one definition of that name in the whole workspace           | 0.50 |
 //!
 //! Several candidates at the first rule that has any → `ambiguous`; none anywhere →
@@ -58,6 +59,10 @@ pub struct Resolver {
     defs: HashMap<String, Arc<[Definition]>>,
     bulk: bool,
     imports: HashMap<i64, Arc<[i64]>>,
+    /// File → the files it re-exports directly (cache, or all of them in bulk mode).
+    reexports: HashMap<i64, Arc<[i64]>>,
+    /// File → [`Resolver::behind_barrels`] (cache).
+    behind: HashMap<i64, Arc<[i64]>>,
     parents: HashMap<i64, Option<i64>>,
 }
 
@@ -73,6 +78,8 @@ impl Resolver {
             defs: HashMap::new(),
             bulk: false,
             imports: HashMap::new(),
+            reexports: HashMap::new(),
+            behind: HashMap::new(),
             parents: HashMap::new(),
         })
     }
@@ -82,8 +89,10 @@ impl Resolver {
     ///   status, in id order);
     /// - older references that may resolve differently now: those in `reresolve`
     ///   (their edges pointed into changed or removed files), call/base references
-    ///   naming one of `names` (defined or undefined by this run), and every unresolved
-    ///   import when files were added or removed (`paths_changed`).
+    ///   naming one of `names` (defined or undefined by this run), and, when files were
+    ///   added or removed or a resolution config changed (`recheck_imports`), every
+    ///   import whose outcome differs from the stored one when resolved again (checked
+    ///   in memory), with the call/base references of its file (their scope moved).
     ///
     /// Imports are resolved before calls, since calls are scoped by imports. Returns
     /// how many references were resolved.
@@ -93,7 +102,7 @@ impl Resolver {
         new: Vec<Ref>,
         reresolve: &BTreeSet<i64>,
         names: &BTreeSet<String>,
-        paths_changed: bool,
+        recheck_imports: bool,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<usize, IndexError> {
         let mut old: HashMap<i64, Ref> = HashMap::new();
@@ -107,9 +116,25 @@ impl Resolver {
                 old.insert(r.id, r);
             }
         }
-        if paths_changed {
-            for r in tx.unresolved_imports()? {
-                old.insert(r.id, r);
+        if recheck_imports {
+            let mut moved_files = BTreeSet::new();
+            for (r, status, mut dsts) in tx.imports_with_targets()? {
+                if old.contains_key(&r.id) {
+                    continue;
+                }
+                let outcome = self.resolve_import(&r);
+                let mut now: Vec<i64> = outcome.edges.iter().map(|(n, _)| *n).collect();
+                now.sort_unstable();
+                dsts.dedup();
+                if outcome.status != status || now != dsts {
+                    moved_files.insert(r.file_id);
+                    old.insert(r.id, r);
+                }
+            }
+            for file in moved_files {
+                for r in tx.name_refs_of_file(file)? {
+                    old.insert(r.id, r);
+                }
             }
         }
         let total = new.len() + old.len();
@@ -138,6 +163,11 @@ impl Resolver {
                 .collect();
             self.imports = tx
                 .all_imported_files()?
+                .into_iter()
+                .map(|(k, v)| (k, Arc::from(v)))
+                .collect();
+            self.reexports = tx
+                .all_reexported_files()?
                 .into_iter()
                 .map(|(k, v)| (k, Arc::from(v)))
                 .collect();
@@ -253,6 +283,47 @@ impl Resolver {
         Ok(i)
     }
 
+    /// The files re-exported, transitively, by the files `file_id` imports
+    /// (`export * from './button'` in an `index.ts`, `from .impl import Thing` in an
+    /// `__init__.py`), less the files it imports itself, sorted: a name imported
+    /// through a barrel is defined behind it.
+    fn behind_barrels(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Arc<[i64]>, IndexError> {
+        if let Some(b) = self.behind.get(&file_id) {
+            return Ok(Arc::clone(b));
+        }
+        let direct = self.imported(tx, file_id)?;
+        let mut seen: Vec<i64> = direct.to_vec();
+        let mut queue: Vec<i64> = direct.to_vec();
+        let mut out = Vec::new();
+        while let Some(f) = queue.pop() {
+            for g in self.reexported(tx, f)?.iter() {
+                if *g != file_id && !seen.contains(g) {
+                    seen.push(*g);
+                    out.push(*g);
+                    queue.push(*g);
+                }
+            }
+        }
+        out.sort_unstable();
+        let out: Arc<[i64]> = Arc::from(out);
+        self.behind.insert(file_id, Arc::clone(&out));
+        Ok(out)
+    }
+
+    /// The files `file_id` re-exports directly.
+    fn reexported(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Arc<[i64]>, IndexError> {
+        if let Some(r) = self.reexports.get(&file_id) {
+            return Ok(Arc::clone(r));
+        }
+        let r: Arc<[i64]> = if self.bulk {
+            Arc::from(Vec::new())
+        } else {
+            Arc::from(tx.reexported_files(file_id)?)
+        };
+        self.reexports.insert(file_id, Arc::clone(&r));
+        Ok(r)
+    }
+
     fn parent(&mut self, tx: &IndexTx<'_>, node: i64) -> Result<Option<i64>, IndexError> {
         if let Some(p) = self.parents.get(&node) {
             return Ok(*p);
@@ -310,6 +381,18 @@ impl Resolver {
                 let n = candidates()
                     .filter(|d| imported.contains(&d.file_id))
                     .count();
+                return Ok(Outcome::status("ambiguous", n));
+            }
+            _ => {}
+        }
+        // Nothing in the imported files themselves: behind the barrels they re-export.
+        let behind = self.behind_barrels(tx, r.file_id)?;
+        let is_behind = |d: &&Definition| behind.binary_search(&d.file_id).is_ok();
+        let mut via = candidates().filter(is_behind);
+        match (via.next(), via.next()) {
+            (Some(d), None) => return Ok(one(d, CONFIDENCE_IMPORTED)),
+            (Some(_), Some(_)) => {
+                let n = candidates().filter(is_behind).count();
                 return Ok(Outcome::status("ambiguous", n));
             }
             _ => {}

@@ -456,15 +456,60 @@ impl<'s, 't> Collector<'s, 't> {
             .push(Definition::symbol(kind, node, name, signature));
     }
 
+    /// Where an import sits: `(conditional, deferred)` (see [`ImportRef`]), from the
+    /// statements and functions enclosing `node`. Rust imports are neither.
+    fn import_context(&self, node: Node<'t>) -> (bool, bool) {
+        let (mut conditional, mut deferred) = (false, false);
+        let mut child = node;
+        while let Some(parent) = child.parent() {
+            match (self.family, parent.kind()) {
+                (Family::Python, "function_definition" | "lambda") => deferred = true,
+                (Family::Python, "try_statement") => conditional = true,
+                (Family::Python, "if_statement") => {
+                    let type_checking_body = parent.child_by_field_name("consequence")
+                        == Some(child)
+                        && parent
+                            .child_by_field_name("condition")
+                            .is_some_and(|c| python::is_type_checking(c, self.source));
+                    conditional |= !type_checking_body;
+                }
+                (
+                    Family::EcmaScript,
+                    "function_declaration"
+                    | "function_expression"
+                    | "function"
+                    | "arrow_function"
+                    | "method_definition"
+                    | "generator_function_declaration"
+                    | "generator_function",
+                ) => deferred = true,
+                (
+                    Family::EcmaScript,
+                    "if_statement" | "try_statement" | "switch_statement" | "ternary_expression",
+                ) => conditional = true,
+                (Family::Rust, _) => return (false, false),
+                _ => {}
+            }
+            if conditional && deferred {
+                break;
+            }
+            child = parent;
+        }
+        (conditional, deferred)
+    }
+
     fn add_import(&mut self, kind: ImportKind, node: Node<'t>, statement: Node<'t>) {
         let position = offset(statement.start_byte());
         let line = line_of(statement.start_position().row);
+        let (conditional, deferred) = self.import_context(statement);
         let plain = |specifier: String| ImportRef {
             kind,
             specifier,
             names: Vec::new(),
             line,
             type_checking: false,
+            conditional,
+            deferred,
         };
         match (self.family, kind) {
             (Family::Rust, ImportKind::Use) => {
@@ -503,12 +548,15 @@ impl<'s, 't> Collector<'s, 't> {
                 ecmascript::CallSite::Call(parsed) => Some(parsed),
                 ecmascript::CallSite::Import(kind, specifier) => {
                     let line = line_of(callee.start_position().row);
+                    let (conditional, deferred) = self.import_context(callee);
                     let import = ImportRef {
                         kind,
                         specifier,
                         names: Vec::new(),
                         line,
                         type_checking: false,
+                        conditional,
+                        deferred,
                     };
                     self.imports.push((offset(callee.start_byte()), import));
                     None

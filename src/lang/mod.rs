@@ -169,6 +169,30 @@ pub struct ImportRef {
     pub line: u32,
     /// Python: inside an `if TYPE_CHECKING:` block. False elsewhere.
     pub type_checking: bool,
+    /// Python and JS/TS: inside a `try` statement or a branch of an `if` (other than the
+    /// body of `if TYPE_CHECKING:`), a JS `switch` or `?:`: an alternative or optional
+    /// import (`try: import ujson except ImportError: import json`).
+    pub conditional: bool,
+    /// Python and JS/TS: inside a function body, so it runs when the function is
+    /// called, not when the module loads (a lazy `require`, an import inside `def`).
+    pub deferred: bool,
+}
+
+impl ImportRef {
+    /// Bit 0 of [`ImportRef::flags`]: under `if TYPE_CHECKING:`.
+    pub const TYPE_CHECKING: i64 = 1;
+    /// Bit 1: conditional (`try`, `if`/`else`, ...).
+    pub const CONDITIONAL: i64 = 2;
+    /// Bit 2: deferred (inside a function body).
+    pub const DEFERRED: i64 = 4;
+
+    /// The `refs.flags` bits of this import (schema `004_import_flags.sql`).
+    pub fn flags(&self) -> i64 {
+        let bit = |on: bool, value: i64| if on { value } else { 0 };
+        bit(self.type_checking, Self::TYPE_CHECKING)
+            | bit(self.conditional, Self::CONDITIONAL)
+            | bit(self.deferred, Self::DEFERRED)
+    }
 }
 
 /// One call site, unresolved.

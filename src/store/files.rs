@@ -135,6 +135,17 @@ fn take(c: &Cell<i64>) -> i64 {
     id
 }
 
+/// SQL condition: `f.path` is a Python package's `__init__.py` or `__init__.pyi`.
+const INIT_PATH: &str = "(f.path = '__init__.py' OR f.path = '__init__.pyi'
+    OR substr(f.path, -12) = '/__init__.py' OR substr(f.path, -13) = '/__init__.pyi')";
+
+/// SQL condition on an import edge `e` with its reference `r` and importing file `f`:
+/// the edge re-exports names: `export ... from`, or a `from X import names` in a Python
+/// `__init__` (a plain `import os` there binds `os`, not what `os` defines).
+const REEXPORT_EDGE: &str = "(r.form = 'reexport' OR (r.qualifier IS NOT NULL
+    AND (f.path = '__init__.py' OR f.path = '__init__.pyi'
+    OR substr(f.path, -12) = '/__init__.py' OR substr(f.path, -13) = '/__init__.pyi')))";
+
 const REF_COLUMNS: &str = "id, file_id, src_id, kind, form, name, qualifier, line, flags";
 
 fn stored_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ref> {
@@ -435,17 +446,6 @@ impl<'c> IndexTx<'c> {
         Ok(rows)
     }
 
-    /// Import references that did not resolve to a file.
-    pub fn unresolved_imports(&self) -> Result<Vec<Ref>, StoreError> {
-        let mut stmt = self.tx.prepare(&format!(
-            "SELECT {REF_COLUMNS} FROM refs WHERE kind = 'import' AND status <> 'resolved'"
-        ))?;
-        let rows = stmt
-            .query_map([], stored_ref)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
-    }
-
     /// Removes the edges a reference produced before it is resolved again.
     pub fn delete_edges_of_ref(&self, ref_id: i64) -> Result<(), StoreError> {
         self.tx
@@ -539,6 +539,107 @@ impl<'c> IndexTx<'c> {
             out.entry(r.get(0)?).or_default().push(r.get(1)?);
         }
         Ok(out)
+    }
+
+    /// Every import reference with its status and the nodes its edges point to (sorted),
+    /// for checking which imports resolve differently after files came or went.
+    pub fn imports_with_targets(&self) -> Result<Vec<(Ref, String, Vec<i64>)>, StoreError> {
+        let cols = REF_COLUMNS
+            .split(", ")
+            .map(|c| format!("r.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut stmt = self.tx.prepare(&format!(
+            "SELECT {cols}, r.status, e.dst_id FROM refs r LEFT JOIN edges e ON e.ref_id = r.id
+             WHERE r.kind = 'import' ORDER BY r.id, e.dst_id"
+        ))?;
+        let mut rows = stmt.query([])?;
+        let mut out: Vec<(Ref, String, Vec<i64>)> = Vec::new();
+        while let Some(row) = rows.next()? {
+            let id: i64 = row.get(0)?;
+            let dst: Option<i64> = row.get(10)?;
+            match out.last_mut() {
+                Some((r, _, dsts)) if r.id == id => dsts.extend(dst),
+                _ => out.push((stored_ref(row)?, row.get(9)?, dst.into_iter().collect())),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Call, inherit and implement references written in `file_id`.
+    pub fn name_refs_of_file(&self, file_id: i64) -> Result<Vec<Ref>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(&format!(
+            "SELECT {REF_COLUMNS} FROM refs WHERE file_id = ?1 AND kind <> 'import'"
+        ))?;
+        let rows = stmt
+            .query_map([file_id], stored_ref)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// True when `file_id` re-exports what it imports: it has an `export ... from`
+    /// reference, or it is a Python package's `__init__.py`/`__init__.pyi`.
+    pub fn is_reexporter(&self, file_id: i64) -> Result<bool, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT EXISTS (SELECT 1 FROM refs WHERE file_id = ?1 AND form = 'reexport')
+                     OR EXISTS (SELECT 1 FROM files f WHERE f.id = ?1 AND {INIT_PATH})"
+            ))?
+            .query_row([file_id], |r| r.get(0))?)
+    }
+
+    /// Files `file_id` re-exports: the files its `export ... from` references resolve
+    /// to, and the files a Python `__init__` imports names from.
+    pub fn reexported_files(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(&format!(
+            "SELECT DISTINCT d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+             JOIN refs r ON r.id = e.ref_id JOIN files f ON f.id = e.file_id
+             WHERE e.kind = 'imports' AND e.file_id = ?1 AND {REEXPORT_EDGE}"
+        ))?;
+        let rows = stmt
+            .query_map([file_id], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(rows)
+    }
+
+    /// Every (file, file it re-exports) pair (bulk form of
+    /// [`IndexTx::reexported_files`]).
+    pub fn all_reexported_files(&self) -> Result<HashMap<i64, Vec<i64>>, StoreError> {
+        let mut stmt = self.tx.prepare(&format!(
+            "SELECT DISTINCT e.file_id, d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+             JOIN refs r ON r.id = e.ref_id JOIN files f ON f.id = e.file_id
+             WHERE e.kind = 'imports' AND {REEXPORT_EDGE} ORDER BY 1, 2"
+        ))?;
+        let mut rows = stmt.query([])?;
+        let mut out: HashMap<i64, Vec<i64>> = HashMap::new();
+        while let Some(r) = rows.next()? {
+            out.entry(r.get(0)?).or_default().push(r.get(1)?);
+        }
+        Ok(out)
+    }
+
+    /// Call, inherit and implement references of the files that import `file_id`
+    /// directly or through a chain of re-exporting files (their scope depends on what
+    /// `file_id` re-exports).
+    pub fn name_refs_of_importers(&self, file_id: i64) -> Result<Vec<Ref>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(&format!(
+            "WITH RECURSIVE up(file_id) AS (
+                 SELECT ?1
+                 UNION
+                 SELECT e.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+                 JOIN up ON d.file_id = up.file_id
+                 JOIN refs r ON r.id = e.ref_id JOIN files f ON f.id = e.file_id
+                 WHERE e.kind = 'imports' AND {REEXPORT_EDGE}
+             )
+             SELECT {REF_COLUMNS} FROM refs WHERE kind <> 'import' AND file_id IN (
+                 SELECT e.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+                 WHERE e.kind = 'imports' AND d.file_id IN (SELECT file_id FROM up))"
+        ))?;
+        let rows = stmt
+            .query_map([file_id], stored_ref)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
     }
 
     /// Bumps the generation and records the run; then commits.

@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/001_index.sql"),
     include_str!("../../schema/002_work.sql"),
     include_str!("../../schema/003_thinking.sql"),
+    include_str!("../../schema/004_import_flags.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

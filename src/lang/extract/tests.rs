@@ -258,7 +258,7 @@ fn python_symbols_qualify_through_parents() {
 #[test]
 fn python_imports_keep_dots_names_and_type_checking() {
     let facts = facts(Language::Python, PYTHON);
-    let imports: Vec<(&str, Vec<&str>, u32, bool)> = facts
+    let imports: Vec<(&str, Vec<&str>, u32, bool, i64)> = facts
         .imports
         .iter()
         .map(|i: &ImportRef| {
@@ -268,22 +268,55 @@ fn python_imports_keep_dots_names_and_type_checking() {
                 i.names.iter().map(String::as_str).collect(),
                 i.line,
                 i.type_checking,
+                i.flags(),
             )
         })
         .collect();
+    // flags: 1 TYPE_CHECKING, 2 conditional, 4 deferred.
     assert_eq!(
         imports,
         vec![
-            ("a.b", vec![], 1, false),
-            ("c", vec![], 1, false),
-            ("..x", vec!["y", "w"], 2, false),
-            (".", vec!["m"], 3, false),
-            ("x", vec!["*"], 4, false),
-            ("typing", vec!["TYPE_CHECKING"], 5, false),
-            ("q", vec!["R"], 7, true),
-            ("s", vec![], 9, true),
-            ("t", vec![], 11, false),
-            ("json", vec![], 31, false),
+            ("a.b", vec![], 1, false, 0),
+            ("c", vec![], 1, false, 0),
+            ("..x", vec!["y", "w"], 2, false, 0),
+            (".", vec!["m"], 3, false, 0),
+            ("x", vec!["*"], 4, false, 0),
+            ("typing", vec!["TYPE_CHECKING"], 5, false, 0),
+            ("q", vec!["R"], 7, true, 1),
+            ("s", vec![], 9, true, 1),
+            ("t", vec![], 11, false, 2),
+            ("json", vec![], 31, false, 6),
+        ]
+    );
+}
+
+#[test]
+fn javascript_import_flags_say_conditional_and_deferred() {
+    let source = "const a = require('./a');
+if (cond) { require('./b'); } else { require('./c'); }
+try { require('optional'); } catch (e) {}
+function lazy() { return require('./d'); }
+const e = cond ? require('./e') : null;
+const f = async () => (await import('./f')).default;
+import g from './g';
+";
+    let facts = facts(Language::JavaScript, source);
+    let flags: Vec<(&str, i64)> = facts
+        .imports
+        .iter()
+        .map(|i| (i.specifier.as_str(), i.flags()))
+        .collect();
+    assert_eq!(
+        flags,
+        vec![
+            ("./a", 0),
+            ("./b", 2),
+            ("./c", 2),
+            ("optional", 2),
+            ("./d", 4),
+            ("./e", 2),
+            ("./f", 4),
+            ("./g", 0),
         ]
     );
 }

@@ -1,0 +1,221 @@
+//! Import and call resolution on the `ts-monorepo` and `py-src-layout` fixtures: the
+//! rows their READMEs list (```imports, ```unresolved and ```calls blocks) must be
+//! exactly the index's; and after each of a series of edits, an incremental run must
+//! give the same imports, reference statuses and call edges as a fresh index.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+/// The lines of the README's first fenced block tagged `tag`.
+fn readme_block(fixture: &str, tag: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(fixture)
+            .join("README.md"),
+    )
+    .unwrap();
+    let open = format!("```{tag}\n");
+    let start = readme
+        .find(&open)
+        .unwrap_or_else(|| panic!("{fixture}: no {open}"))
+        + open.len();
+    let end = start + readme[start..].find("```").unwrap();
+    readme[start..end]
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `src:line specifier -> dst flags`, sorted as the READMEs are.
+fn imports(conn: &rusqlite::Connection) -> Vec<String> {
+    strings(
+        conn,
+        "SELECT src_path || ':' || line || ' ' || specifier || ' -> ' || dst_path || ' ' || flags
+         FROM file_imports ORDER BY src_path, line, dst_path",
+    )
+}
+
+/// `path:line specifier status` of import references without an edge.
+fn unresolved(conn: &rusqlite::Connection) -> Vec<String> {
+    strings(
+        conn,
+        "SELECT path || ':' || line || ' ' || name || ' ' || status FROM unresolved_refs
+         WHERE kind = 'import' ORDER BY path, line, name",
+    )
+}
+
+/// `caller_path:line caller -> callee_path callee confidence`.
+fn calls(conn: &rusqlite::Connection) -> Vec<String> {
+    strings(
+        conn,
+        "SELECT caller_path || ':' || line || ' ' || caller || ' -> ' || callee_path || ' ' ||
+                callee || ' ' || confidence
+         FROM call_edges ORDER BY caller_path, line, callee_path, callee",
+    )
+}
+
+/// Every reference with its outcome (for comparing an incremental run with a fresh one).
+fn refs(conn: &rusqlite::Connection) -> Vec<String> {
+    strings(
+        conn,
+        "SELECT f.path || ':' || r.line || ' ' || r.kind || ' ' || r.name || ' ' ||
+                coalesce(r.qualifier, '') || ' ' || r.flags || ' ' || r.status || ' ' || r.candidates
+         FROM refs r JOIN files f ON f.id = r.file_id
+         ORDER BY f.path, r.line, r.kind, r.name, r.qualifier",
+    )
+}
+
+fn check_readme(fixture: &str) {
+    let (_dir, root) = fixture_copy(fixture);
+    let db = root.parent().unwrap().join("index.db");
+    index_json(&root, &db, &[]);
+    let conn = open_db(&db);
+    assert_eq!(
+        imports(&conn),
+        readme_block(fixture, "imports"),
+        "{fixture}: imports"
+    );
+    assert_eq!(
+        unresolved(&conn),
+        readme_block(fixture, "unresolved"),
+        "{fixture}: unresolved imports"
+    );
+    assert_eq!(
+        calls(&conn),
+        readme_block(fixture, "calls"),
+        "{fixture}: calls"
+    );
+}
+
+#[test]
+fn ts_monorepo_imports_and_calls_match_readme() {
+    check_readme("ts-monorepo");
+}
+
+#[test]
+fn py_src_layout_imports_and_calls_match_readme() {
+    check_readme("py-src-layout");
+}
+
+#[test]
+fn type_checking_edges_can_be_left_out() {
+    let (_dir, root) = fixture_copy("py-src-layout");
+    let db = root.parent().unwrap().join("index.db");
+    index_json(&root, &db, &[]);
+    let conn = open_db(&db);
+    assert_eq!(
+        strings(
+            &conn,
+            "SELECT src_path || ' -> ' || dst_path FROM file_imports WHERE type_checking"
+        ),
+        vec!["src/acme/core.py -> src/acme/models.py"]
+    );
+    assert_eq!(
+        int(
+            &conn,
+            "SELECT count(*) FROM file_imports WHERE conditional AND NOT deferred"
+        ),
+        1
+    );
+    assert_eq!(
+        strings(
+            &conn,
+            "SELECT src_path || ':' || line FROM file_imports WHERE deferred ORDER BY 1"
+        ),
+        vec!["src/acme/core.py:33", "tests/conftest.py:6"]
+    );
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Applies each edit in turn; after each, an incremental run over `root` must equal a
+/// from-scratch index of the same tree.
+fn incremental_agrees(fixture: &str, edits: &[&dyn Fn(&Path)]) {
+    let (dir, root) = fixture_copy(fixture);
+    let db = dir.path().join("incremental.db");
+    index_json(&root, &db, &[]);
+    for (step, edit) in edits.iter().enumerate() {
+        edit(&root);
+        let r = index_json(&root, &db, &[]);
+        assert_eq!(
+            r["changed"], true,
+            "{fixture} step {step}: the run saw the edit"
+        );
+        let fresh = dir.path().join(format!("fresh-{step}.db"));
+        index_json(&root, &fresh, &[]);
+        let (a, b) = (open_db(&db), open_db(&fresh));
+        assert_eq!(imports(&a), imports(&b), "{fixture} step {step}: imports");
+        assert_eq!(refs(&a), refs(&b), "{fixture} step {step}: references");
+        assert_eq!(calls(&a), calls(&b), "{fixture} step {step}: calls");
+    }
+}
+
+#[test]
+fn ts_monorepo_incremental_runs_agree_with_fresh_ones() {
+    incremental_agrees(
+        "ts-monorepo",
+        &[
+            // A new file where `./widgets` now resolves first (extension before index).
+            &|root| {
+                write(
+                    root,
+                    "apps/web/src/widgets.ts",
+                    "export const Widget = 'flat';\n",
+                )
+            },
+            // The longest-prefix pattern goes away: `@shared/special/x` moves.
+            &|root| {
+                write(
+                    root,
+                    "tsconfig.base.json",
+                    r#"{"compilerOptions": {"baseUrl": ".", "paths": {"@shared/*": ["packages/shared/src/*", "packages/legacy/*"]}}}"#,
+                )
+            },
+            // The barrel stops re-exporting `add`: the call in `start` becomes ambiguous.
+            &|root| {
+                write(
+                    root,
+                    "packages/math/src/index.ts",
+                    "export { mul } from './mul.js';\n",
+                )
+            },
+            // `exports` now exposes the internals and points "." at a real file.
+            &|root| {
+                write(
+                    root,
+                    "packages/math/package.json",
+                    r#"{"name": "@acme/math", "exports": {".": "./src/add.ts", "./*": "./src/*.ts"}}"#,
+                )
+            },
+            // The logger's entry point disappears.
+            &|root| std::fs::remove_file(root.join("packages/logger/lib/main.js")).unwrap(),
+        ],
+    );
+}
+
+#[test]
+fn py_src_layout_incremental_runs_agree_with_fresh_ones() {
+    incremental_agrees(
+        "py-src-layout",
+        &[
+            // The fallback module goes: `from acme._pure import ..` falls back to `acme`.
+            &|root| std::fs::remove_file(root.join("src/acme/_pure.py")).unwrap(),
+            // `__init__` re-exports nothing any more: the test's call to `run` becomes
+            // ambiguous (re-exports count per file: any import of an `__init__` counts).
+            &|root| write(root, "src/acme/__init__.py", "\"\"\"Acme.\"\"\"\n"),
+            // `acmeplug` becomes a regular package.
+            &|root| write(root, "src/acmeplug/__init__.py", ""),
+            // A module appears where `from acme import run` now finds a module `run`.
+            &|root| write(root, "src/acme/run.py", "def run():\n    return 1\n"),
+        ],
+    );
+}
