@@ -31,10 +31,18 @@ fn initialize_list_and_call() {
         vec![
             "constellation_get_graph_summary",
             "expand",
+            "file_info",
+            "folder_info",
             "get_community",
             "get_node_details",
             "get_paths",
+            "inspect_source",
             "list_top_nodes",
+            "open_window",
+            "query_index",
+            "report_file_info",
+            "report_folder_info",
+            "set_workspace_root",
             "summarize_graph"
         ]
     );

@@ -9,7 +9,10 @@ use rusqlite_migration::{Migrations, M};
 use super::StoreError;
 
 /// The migrations, in order. Append only: never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[include_str!("../../schema/001_index.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../schema/001_index.sql"),
+    include_str!("../../schema/004_file_docs.sql"),
+];
 
 /// The schema version this build writes (the number of migrations).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
