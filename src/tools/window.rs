@@ -15,8 +15,9 @@
 //!   files) filled red, and edges inside such a component drawn red; the cycles
 //!   themselves are listed in the side panel (one closed cycle per component, as
 //!   `constellation_get_graph_summary` finds them);
-//! - a search box that highlights matching paths and dims the rest; clicking a node
-//!   highlights its imports and importers; the wheel zooms and dragging pans.
+//! - a search box that highlights matching paths and dims the rest (also from the
+//!   address: `graph.html#q=text`); clicking a node highlights its imports and
+//!   importers; the wheel zooms and dragging pans.
 //!
 //! A graph larger than `max_nodes` is cut to its `max_nodes` files of highest
 //! PageRank (and the edges among them); the page and the answer say so. The layered
@@ -366,7 +367,7 @@ impl SvgCanvas {
         format!(
             "<svg id=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" \
              viewBox=\"0 0 {w:.1} {h:.1}\">\n<defs><marker id=\"arrow\" markerWidth=\"8\" markerHeight=\"6\" \
-             refX=\"8\" refY=\"3\" orient=\"auto\"><path d=\"M0,0 L8,3 L0,6 z\" fill=\"#6b7c93\"/></marker>{clips}</defs>\n\
+             refX=\"8\" refY=\"3\" orient=\"auto-start-reverse\"><path d=\"M0,0 L8,3 L0,6 z\" fill=\"#6b7c93\"/></marker>{clips}</defs>\n\
              <g id=\"edges\"></g>\n{body}</svg>",
             w = self.width.max(1.0),
             h = self.height.max(1.0),
@@ -506,12 +507,18 @@ impl RenderBackend for SvgCanvas {
         }
         let _ = writeln!(
             self.body,
-            "<path {} d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}{}/>",
+            "<path {} d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}{}{}/>",
             properties.unwrap_or_default(),
             Self::color(&look.line_color),
             look.line_width,
             if dashed {
                 " stroke-dasharray=\"5,5\""
+            } else {
+                ""
+            },
+            // An edge reversed to break a cycle keeps its arrowhead at its target.
+            if head.0 {
+                " marker-start=\"url(#arrow)\""
             } else {
                 ""
             },
@@ -652,6 +659,9 @@ const SCRIPT: &str = r#"
   window.addEventListener('mouseup', function () { drag = null; view.classList.remove('drag'); });
   window.addEventListener('mousemove', function (ev) { if (drag) { tx = ev.clientX - drag[0]; ty = ev.clientY - drag[1]; apply(); } });
   view.addEventListener('click', function () { clear(); hits.textContent = ''; });
+  // A search can be given in the address: page.html#q=text.
+  var m = /[#&]q=([^&]*)/.exec(location.hash);
+  if (m) { box.value = decodeURIComponent(m[1]); document.body.dataset.hits = String(search(box.value).length); }
   document.body.dataset.rendered = String(nodes.length);
   document.body.dataset.edges = String(edges.length);
 })();
