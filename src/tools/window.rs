@@ -20,9 +20,11 @@
 //!   importers; the wheel zooms and dragging pans.
 //!
 //! A graph larger than `max_nodes` is cut to its `max_nodes` files of highest
-//! PageRank (and the edges among them); the page and the answer say so. The layered
-//! layout costs roughly quadratic time in the number of nodes on a layer, so the cap
-//! keeps the call interactive (see `bench/window_bench.sh` for figures).
+//! PageRank (and the edges among them); the page and the answer say so. A drawing
+//! with more than [`FULL_LAYOUT_MAX_EDGES`] edges is laid out on a spanning forest of
+//! its imports, the other edges drawn straight between the placed nodes: layout-rs's
+//! connector chains and crossing optimizers make dense graphs take minutes otherwise
+//! (figures in `bench/window_bench.sh` and the README).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -49,8 +51,13 @@ use crate::tools::ToolError;
 
 /// Files drawn when the caller gives no `maxNodes`.
 pub const DEFAULT_MAX_NODES: usize = 300;
-/// The largest `maxNodes` accepted.
-pub const MAX_MAX_NODES: usize = 2_000;
+/// The largest `maxNodes` accepted (1,000 files of the Python standard library take
+/// about 10 s to lay out; 2,000 take 80 s).
+pub const MAX_MAX_NODES: usize = 1_000;
+/// Drawings with at most this many edges are laid out with every edge; larger ones on
+/// a spanning forest of their edges, the rest drawn straight (see [`render_html`] and
+/// `bench/window_bench.sh`).
+pub const FULL_LAYOUT_MAX_EDGES: usize = 300;
 /// Where `open_window` writes the page, relative to the workspace root.
 pub const WINDOW_PATH: &str = ".artifacts/graph.html";
 
@@ -58,7 +65,7 @@ pub const WINDOW_PATH: &str = ".artifacts/graph.html";
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpenWindowArgs {
-    /// Draw at most this many files, those of highest PageRank (default 300, at most 2000).
+    /// Draw at most this many files, those of highest PageRank (default 300, at most 1000).
     #[serde(default, rename = "maxNodes")]
     pub max_nodes: Option<usize>,
     /// Draw this workspace's graph instead of the server's.
@@ -99,6 +106,10 @@ pub struct WindowStats {
     pub cycles_listed: usize,
     /// True when files were left out because of `maxNodes`.
     pub truncated: bool,
+    /// True when every edge went through the layered layout (drawings with at most
+    /// [`FULL_LAYOUT_MAX_EDGES`] edges); false when the layout used a spanning forest
+    /// and the other edges are drawn straight.
+    pub full_layout: bool,
     /// Size of the page in bytes.
     pub bytes: usize,
     /// Time spent in layout and rendering, milliseconds.
@@ -241,20 +252,43 @@ pub fn render_html(
         );
         handles.push(vg.add_node(el));
     }
+    // The drawn edges, as (source, target, on a cycle) in drawn-node indices.
+    let mut edges: Vec<(usize, usize, bool)> = Vec::new();
     for e in g.graph.edge_references() {
         let (Some(&a), Some(&b)) = (drawn.get(&e.source()), drawn.get(&e.target())) else {
             continue;
         };
         let cyc = on_cycle(e.source()) && comp[e.source().index()] == comp[e.target().index()];
-        stats.edges_drawn += 1;
-        stats.cycle_edges_drawn += usize::from(cyc);
-        let mut arrow = Arrow::simple_with_properties(
-            "",
-            format!(
-                "class=\"edge{}\" data-from=\"{a}\" data-to=\"{b}\"",
-                if cyc { " cyc" } else { "" }
-            ),
-        );
+        edges.push((a, b, cyc));
+    }
+    stats.edges_drawn = edges.len();
+    stats.cycle_edges_drawn = edges.iter().filter(|e| e.2).count();
+    let props = |a: usize, b: usize, cyc: bool, extra: &str| {
+        format!(
+            "class=\"edge{}{extra}\" data-from=\"{a}\" data-to=\"{b}\"",
+            if cyc { " cyc" } else { "" }
+        )
+    };
+
+    // Small drawings: every edge goes through the layered layout with its crossing
+    // optimizers. layout-rs turns each edge spanning several layers into a chain of
+    // connector nodes and its optimizers and placer are superlinear in the layer
+    // width, so a dense graph (the Python standard library: 100 files, 410 imports)
+    // takes minutes that way. Larger drawings are laid out on a spanning forest of
+    // the imports (each edge spans one layer: no connectors), and the other edges are
+    // drawn straight between the placed nodes.
+    let full = edges.len() <= FULL_LAYOUT_MAX_EDGES;
+    stats.full_layout = full;
+    let in_layout: Vec<bool> = if full {
+        vec![true; edges.len()]
+    } else {
+        spanning_forest(order.len(), &edges)
+    };
+    for (i, &(a, b, cyc)) in edges.iter().enumerate() {
+        if !in_layout[i] {
+            continue;
+        }
+        let mut arrow = Arrow::simple_with_properties("", props(a, b, cyc, ""));
         arrow.look = StyleAttr::new(
             Color::new(if cyc { 0xc0392bff } else { 0x8a9bb0ff }),
             if cyc { 2 } else { 1 },
@@ -272,11 +306,24 @@ pub fn render_html(
         let laid_out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut c = SvgCanvas::default();
             vg.do_it(false, false, false, &mut c);
-            c
+            (c, vg)
         }));
-        canvas = laid_out.map_err(|_| {
+        let (c, vg) = laid_out.map_err(|_| {
             ToolError::Internal("the layout of the graph failed (layout-rs panicked)".into())
         })?;
+        canvas = c;
+        for (i, &(a, b, cyc)) in edges.iter().enumerate() {
+            if in_layout[i] {
+                continue;
+            }
+            let (pa, pb) = (vg.pos(handles[a]), vg.pos(handles[b]));
+            canvas.straight_edge(
+                (pa.center(), pa.size(false).x / 2.0),
+                (pb.center(), pb.size(false).x / 2.0),
+                &props(a, b, cyc, " extra"),
+                if cyc { "#c0392b" } else { "#8a9bb0" },
+            );
+        }
     }
     let svg = canvas.finish();
 
@@ -331,6 +378,39 @@ pub fn render_html(
     Ok((html, stats))
 }
 
+/// A spanning forest of the directed edges over `n` nodes: breadth-first from every
+/// node nothing points to (in index order), then from any node not reached yet. Returns
+/// which edges are tree edges. Every node reached has one tree edge in, so each tree
+/// edge spans exactly one layer of a layered layout. Cost: O(V + E).
+fn spanning_forest(n: usize, edges: &[(usize, usize, bool)]) -> Vec<bool> {
+    let mut out: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    let mut has_in = vec![false; n];
+    for (i, &(a, b, _)) in edges.iter().enumerate() {
+        out[a].push((b, i));
+        has_in[b] = true;
+    }
+    let mut tree = vec![false; edges.len()];
+    let mut seen = vec![false; n];
+    let starts = (0..n).filter(|&v| !has_in[v]).chain(0..n);
+    for s in starts {
+        if seen[s] {
+            continue;
+        }
+        seen[s] = true;
+        let mut queue = std::collections::VecDeque::from([s]);
+        while let Some(u) = queue.pop_front() {
+            for &(v, i) in &out[u] {
+                if !seen[v] {
+                    seen[v] = true;
+                    tree[i] = true;
+                    queue.push_back(v);
+                }
+            }
+        }
+    }
+    tree
+}
+
 /// A [`RenderBackend`] that writes SVG: each node's shape and label in one `<g>`
 /// carrying the node's attributes, edges as `<path>`s with theirs.
 #[derive(Default)]
@@ -354,6 +434,22 @@ impl SvgCanvas {
             self.body.push_str("</g>\n");
             self.open_group = false;
         }
+    }
+
+    /// A straight edge between two placed circles `(center, radius)`, from rim to rim.
+    fn straight_edge(&mut self, from: (Point, f64), to: (Point, f64), props: &str, color: &str) {
+        let (a, b) = (from.0, to.0);
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        let len = (dx * dx + dy * dy).sqrt().max(f64::EPSILON);
+        let (ux, uy) = (dx / len, dy / len);
+        let _ = writeln!(
+            self.body,
+            "<path {props} d=\"M {:.1} {:.1} L {:.1} {:.1}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1\" marker-end=\"url(#arrow)\"/>",
+            a.x + ux * from.1,
+            a.y + uy * from.1,
+            b.x - ux * to.1,
+            b.y - uy * to.1
+        );
     }
 
     fn color(c: &Color) -> String {
@@ -726,6 +822,54 @@ mod tests {
             check_max_nodes(Some(0)).unwrap_err().code(),
             "invalid_argument"
         );
+    }
+
+    #[test]
+    fn spanning_forest_has_one_tree_edge_into_each_reached_node() {
+        // 0 -> 1, 0 -> 2, 1 -> 2, 2 -> 3, 3 -> 1 (cycle 1-2-3), 4 alone with 5 -> 4.
+        let edges = [
+            (0, 1, false),
+            (0, 2, false),
+            (1, 2, true),
+            (2, 3, true),
+            (3, 1, true),
+            (5, 4, false),
+        ];
+        let tree = spanning_forest(6, &edges);
+        assert_eq!(tree, vec![true, true, false, true, false, true]);
+    }
+
+    #[test]
+    fn dense_graphs_use_the_forest_and_still_draw_every_edge() {
+        // 40 files, each importing the next 10: 355 edges, above FULL_LAYOUT_MAX_EDGES.
+        let files: Vec<FileRow> = (0..40)
+            .map(|i| FileRow {
+                id: i + 1,
+                path: format!("m{i:02}.py"),
+                language: Some("python".into()),
+            })
+            .collect();
+        let mut imports = Vec::new();
+        for i in 0..40i64 {
+            for j in i + 1..(i + 11).min(40) {
+                imports.push((i + 1, j + 1));
+            }
+        }
+        let g = FileGraph::from_rows(&FileGraphRows {
+            files,
+            imports: imports.clone(),
+            generation: 1,
+        });
+        let (html, stats) = render_html(&g, "dense", 100).unwrap();
+        assert!(imports.len() > FULL_LAYOUT_MAX_EDGES);
+        assert!(!stats.full_layout);
+        assert_eq!(stats.edges_drawn, imports.len());
+        assert_eq!(html.matches("<path class=\"edge").count(), imports.len());
+        assert_eq!(
+            html.matches("<path class=\"edge extra\"").count(),
+            imports.len() - 39
+        );
+        assert_eq!(html.matches("<g class=\"node").count(), 40);
     }
 
     #[test]
