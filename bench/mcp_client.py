@@ -14,6 +14,9 @@ What it checks: the real binary, spoken to over stdio by the reference client
      get_node_details, expand, get_paths, get_community, list_top_nodes (pr, degree,
      betweenness)
      (`isError: true`, SPEC section 5), not as a JSON-RPC error and not as a success.
+  6. seed 004 and query_index: query_index for the file with the most functions, file_info
+     and inspect_source on it, open_window; file_info on ../../etc/passwd must be refused
+     with outside_workspace and a DELETE through query_index with read_only.
 
 How to run (after `cargo build --release`):
 
@@ -211,6 +214,29 @@ async def run(args) -> None:
                 raise CheckFailed("get_work_by_id did not return the task snapshot taken at save time")
             print(f"save_current_work_info {saved['workId']} -> get_work_by_id: snapshot of "
                   f"{len(work['work_tasks'])} top-level tasks; {len(recent['works'])} works stored")
+            # Seed 004 and query_index: the file with the most functions, documented
+            # structure, its lines, the graph page; then refusals.
+            q = await call("query_index", {"sql": "SELECT path, symbols FROM file_symbol_counts "
+                                                  "WHERE kind = 'function' ORDER BY symbols DESC, path LIMIT 1"})
+            print(f"query_index: {q['columns']} {q['rows']}")
+            if q["rows"]:
+                path = q["rows"][0][0]
+                fi = await call("file_info", {"path": path})
+                fns = fi["structure"]["functions"]
+                print(f"file_info {path}: {fi['status']}, {len(fns)} functions, "
+                      f"{sum(f['callersTotal'] for f in fns)} callers, prompt {len(fi['promptForHostLLM'])} chars")
+                src = await call("inspect_source", {"path": path, "startLine": 1, "endLine": 3})
+                print(f"inspect_source {path} 1-3: {src['content'].splitlines()[:1]}")
+            w = await call("open_window", {})
+            print(f"open_window: {w['path']} ({w['stats']['nodesDrawn']} of {w['stats']['nodesTotal']} files drawn)")
+            for name, arguments, code in (
+                ("file_info", {"path": "../../etc/passwd"}, "outside_workspace"),
+                ("query_index", {"sql": "DELETE FROM files"}, "read_only"),
+            ):
+                r = await with_timeout(session.call_tool(name, arguments), args.timeout)
+                if not field(r, "is_error", "isError") or not text_of(r).startswith(code + ":"):
+                    raise CheckFailed(f"{name} {json.dumps(arguments)} should fail with {code}: {text_of(r)[:300]}")
+                print(f"{name} {json.dumps(arguments)}: refused with {code}")
 
 
 def main() -> int:

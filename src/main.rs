@@ -9,8 +9,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 
 use constellation::index::{IndexOptions, Progress};
-use constellation::tools::summary;
 use constellation::tools::workspace::Workspace;
+use constellation::tools::{query, summary, ToolError};
 use constellation::walk::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
 
 /// Code-intelligence indexer and MCP server: indexes a workspace into SQLite and
@@ -76,6 +76,9 @@ enum Command {
         root: PathBuf,
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
         format: ExportFormat,
+        /// html: draw at most this many files, those of highest PageRank.
+        #[arg(long, default_value_t = constellation::tools::window::DEFAULT_MAX_NODES)]
+        max_nodes: usize,
     },
     /// The graph summary (constellation_get_graph_summary); indexes first if needed.
     Summary {
@@ -204,6 +207,8 @@ impl SummarizeOpts {
 enum ExportFormat {
     Json,
     Dot,
+    /// The self-contained HTML view of the file graph (as the MCP tool open_window).
+    Html,
 }
 
 fn init_logging(g: &Global) {
@@ -425,7 +430,11 @@ fn run(cli: Cli) -> Result<i32> {
                 }
             }
         }
-        Command::Export { root, format } => {
+        Command::Export {
+            root,
+            format,
+            max_nodes,
+        } => {
             let db = db_path(&root, &g);
             let mut conn = constellation::store::open_read_only(&db)?;
             let stdout = std::io::stdout();
@@ -436,6 +445,22 @@ fn run(cli: Cli) -> Result<i32> {
                     let rows = constellation::store::graph::load_file_graph(&mut conn)?;
                     let g = constellation::graph::FileGraph::from_rows(&rows);
                     constellation::tools::export::export_dot(&g, &mut out)
+                }
+                ExportFormat::Html => {
+                    use constellation::tools::window;
+                    let max = window::check_max_nodes(Some(max_nodes))
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    let rows = constellation::store::graph::load_file_graph(&mut conn)?;
+                    let g = constellation::graph::FileGraph::from_rows(&rows);
+                    let title = root
+                        .canonicalize()
+                        .ok()
+                        .and_then(|r| r.file_name().map(|n| n.to_string_lossy().into_owned()))
+                        .unwrap_or_else(|| root.display().to_string());
+                    let (html, _) =
+                        window::render_html(&g, &title, max).map_err(|e| anyhow::anyhow!("{e}"))?;
+                    std::io::Write::write_all(&mut out, html.as_bytes())
+                        .map_err(constellation::tools::export::ExportError::from)
                 }
             }
             .and_then(|()| Ok(std::io::Write::flush(&mut out)?));
@@ -493,54 +518,56 @@ fn run(cli: Cli) -> Result<i32> {
                 [r, q] => (PathBuf::from(r), q.clone()),
                 _ => bail!("usage: constellation sql [ROOT] QUERY"),
             };
-            let conn = constellation::store::open_read_only(&db_path(&root, &g))?;
+            let conn = query::open(&db_path(&root, &g)).map_err(|e| anyhow::anyhow!("{e}"))?;
             print_query(&conn, &query, json)?;
         }
     }
     Ok(0)
 }
 
-/// Runs `query` and prints a tab-separated table with a header (or JSON lines).
+/// Runs `query` (one read-only statement, through `tools::query` like the MCP tool
+/// `query_index`, without its row and time caps) and prints a tab-separated table with a
+/// header, or JSON lines.
 fn print_query(conn: &rusqlite::Connection, query: &str, json: bool) -> Result<()> {
-    use rusqlite::types::ValueRef;
-    let mut stmt = conn
-        .prepare(query)
-        .with_context(|| format!("preparing {query:?}"))?;
-    if !stmt.readonly() {
-        bail!("only read-only statements are allowed (SELECT, WITH, EXPLAIN, read-only PRAGMA)");
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    // The column names, for the header and the JSON keys (preparing is cheap; the
+    // statement runs once, in `query::run`).
+    let names: Vec<String> = match conn.prepare(query) {
+        Ok(stmt) => stmt.column_names().iter().map(|s| s.to_string()).collect(),
+        Err(_) => Vec::new(), // query::run reports the error with its code
+    };
+    if !json && !names.is_empty() {
+        writeln!(out, "{}", names.join("\t"))?;
     }
-    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
-    let mut rows = stmt.query([])?;
-    if !json {
-        println!("{}", names.join("\t"));
-    }
-    while let Some(row) = rows.next()? {
-        let mut cells = Vec::with_capacity(names.len());
-        for i in 0..names.len() {
-            let v = match row.get_ref(i)? {
-                ValueRef::Null => serde_json::Value::Null,
-                ValueRef::Integer(n) => n.into(),
-                ValueRef::Real(f) => f.into(),
-                ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned().into(),
-                ValueRef::Blob(b) => format!("<{} bytes>", b.len()).into(),
-            };
-            cells.push(v);
-        }
-        if json {
+    let mut write_row = |cells: Vec<serde_json::Value>| -> Result<(), ToolError> {
+        let line = if json {
             let obj: serde_json::Map<String, serde_json::Value> =
                 names.iter().cloned().zip(cells).collect();
-            println!("{}", serde_json::Value::Object(obj));
+            serde_json::Value::Object(obj).to_string()
         } else {
-            let text: Vec<String> = cells
+            cells
                 .iter()
                 .map(|v| match v {
                     serde_json::Value::String(s) => s.replace(['\t', '\n'], " "),
                     serde_json::Value::Null => "NULL".into(),
                     other => other.to_string(),
                 })
-                .collect();
-            println!("{}", text.join("\t"));
+                .collect::<Vec<_>>()
+                .join("\t")
+        };
+        writeln!(out, "{line}").map_err(|e| ToolError::Io(e.to_string()))
+    };
+    let ran = query::run(conn, query, query::QueryLimits::default(), &mut write_row);
+    match ran {
+        Err(ToolError::Io(e)) if e.contains("Broken pipe") => return Ok(()),
+        other => {
+            other.map_err(|e| anyhow::anyhow!("{e}"))?;
         }
     }
-    Ok(())
+    match out.flush() {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }

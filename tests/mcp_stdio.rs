@@ -31,18 +31,26 @@ fn initialize_list_and_call() {
         vec![
             "constellation_get_graph_summary",
             "expand",
+            "file_info",
+            "folder_info",
             "get_all_tasks",
             "get_community",
             "get_node_details",
             "get_paths",
             "get_recent_works_info",
             "get_work_by_id",
+            "inspect_source",
             "list_top_nodes",
             "mark_task_as_done",
+            "open_window",
+            "query_index",
+            "report_file_info",
+            "report_folder_info",
             "save_current_work_info",
             "sequentialthinking",
+            "set_workspace_root",
             "summarize_graph",
-            "update_tasks"
+            "update_tasks",
         ]
     );
     for t in tools {

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
@@ -24,12 +24,18 @@ use crate::index::IndexOptions;
 use crate::tools::drill::{
     self, CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs,
 };
+use crate::tools::file_info::{self, FileInfoArgs, ReportFileInfoArgs};
+use crate::tools::folder_info::{self, FolderInfoArgs, ReportFolderInfoArgs};
+use crate::tools::inspect::{self, InspectArgs};
+use crate::tools::query::{self, QueryArgs};
 use crate::tools::summarize::{self, SummarizeArgs, SummarizeResponse};
 use crate::tools::summary::{self, SummaryResponse};
 use crate::tools::tasks::{self, MarkDoneArgs, SessionArgs, TasksAnswer, UpdateTasksArgs};
 use crate::tools::thinking::{self, ThinkingResponse, ThoughtArgs};
+use crate::tools::window::{self, OpenWindowArgs};
 use crate::tools::work::{self, GetWorkArgs, SaveWorkArgs};
 use crate::tools::workspace::Workspace;
+use crate::tools::workspace_root::{self, SetWorkspaceRootArgs};
 use crate::tools::ToolError;
 
 /// The seed-001 tools check the index against the disk at most this often;
@@ -75,9 +81,15 @@ fn parse_args<T: DeserializeOwned>(args: JsonObject) -> Result<T, ToolError> {
 }
 
 /// The server: the default workspace plus any opened through `workspaceRoot`.
+///
+/// The default workspace can be switched at run time (`set_workspace_root`), so it
+/// sits behind a lock shared by every clone of the server; a call takes its `Arc`
+/// once at the start and keeps working on that workspace even if the default moves
+/// meanwhile. Every workspace opened stays in `others` (keyed by canonical root), so
+/// switching back reuses it, with the database it was opened with.
 #[derive(Clone)]
 pub struct Server {
-    default: Arc<Workspace>,
+    default: Arc<RwLock<Arc<Workspace>>>,
     options: IndexOptions,
     others: Arc<Mutex<HashMap<PathBuf, Arc<Workspace>>>>,
     /// How many saved work entries the LRU keeps (seed 002).
@@ -88,10 +100,12 @@ pub struct Server {
 impl Server {
     /// A server over `ws`; `options` are used for workspaces opened later.
     pub fn new(ws: Arc<Workspace>, options: IndexOptions) -> Server {
+        let mut others = HashMap::new();
+        others.insert(ws.root().to_path_buf(), Arc::clone(&ws));
         Server {
-            default: ws,
+            default: Arc::new(RwLock::new(ws)),
             options,
-            others: Arc::new(Mutex::new(HashMap::new())),
+            others: Arc::new(Mutex::new(others)),
             work_capacity: work::DEFAULT_CAPACITY,
             tool_router: Self::tool_router(),
         }
@@ -103,20 +117,28 @@ impl Server {
         self
     }
 
+    /// The current default workspace.
+    fn default_workspace(&self) -> Result<Arc<Workspace>, ToolError> {
+        self.default
+            .read()
+            .map(|ws| Arc::clone(&ws))
+            .map_err(|_| ToolError::Internal("default workspace lock poisoned".into()))
+    }
+
     /// The workspace a call addresses: the default one, or `root` (opened once).
     fn workspace(&self, root: Option<&str>) -> Result<Arc<Workspace>, ToolError> {
+        let default = self.default_workspace()?;
         let Some(root) = root else {
-            return Ok(Arc::clone(&self.default));
+            return Ok(default);
         };
         // A relative root (seed 001's `path: "."`) is taken from the server's workspace.
-        let canonical = self
-            .default
+        let canonical = default
             .root()
             .join(root)
             .canonicalize()
             .map_err(|e| ToolError::NotFound(format!("workspace root {root}: {e}")))?;
-        if canonical == self.default.root() {
-            return Ok(Arc::clone(&self.default));
+        if canonical == default.root() {
+            return Ok(default);
         }
         let mut others = self
             .others
@@ -399,7 +421,7 @@ impl Server {
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<CallToolResult, String> {
         let input = thinking::parse_input(&args).map_err(|e| e.to_string())?;
-        let ws = Arc::clone(&self.default);
+        let ws = self.default_workspace().map_err(|e| e.to_string())?;
         blocking(move || {
             let response = thinking::sequential_thinking(&ws, input, FRESHNESS_WINDOW)?;
             let value =
@@ -414,9 +436,207 @@ impl Server {
         })
         .await
     }
+
+    // ---- Seed 004: file documentation, workspace tools; SPEC 5.6: query_index ----
+
+    /// Seed 004: a file's structure and the enrichment prompt.
+    #[tool(
+        name = "file_info",
+        description = "Get semantic documentation for a source file. Returns status prompt_ready with promptForHostLLM: the file's structure from the index (every function and method with signature and lines, classes with their methods, imports with the files they resolve to, the callers of each function from the reverse call index), its source (cut at 64 KiB with a note) and the task. Read it, then call report_file_info (callbackTool) with the enriched documentation. When a doc was saved before, existingDoc shows it and says whether it is stale (the file changed since). A file the index does not have yet is indexed first.",
+        input_schema = input_schema::<FileInfoArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn file_info(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.on_workspace(
+            args,
+            |a: &FileInfoArgs| a.workspace_root.as_deref(),
+            |ws, a| file_info::file_info(ws, &a.path),
+        )
+        .await
+    }
+
+    /// Seed 004: save a file's documentation.
+    #[tool(
+        name = "report_file_info",
+        description = "Store the host model's documentation of a file (the callback of file_info). Every functions[].name must be a function, method or class of the file (bare or qualified name); unknown names are an invalid_argument error listing them, and nothing is saved. Renders the markdown (overview, inputs, outputs, connections, functions with purpose, implementation summary and callers, classes with methods), writes it atomically to .artifacts/src/<dir>/<file_name>.md and records it with the file's blake3 digest, so file_info can tell when it goes stale.",
+        input_schema = input_schema::<ReportFileInfoArgs>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn report_file_info(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.on_workspace(
+            args,
+            |a: &ReportFileInfoArgs| a.workspace_root.as_deref(),
+            file_info::report_file_info,
+        )
+        .await
+    }
+
+    /// Seed 004: a folder's structure and the enrichment prompt.
+    #[tool(
+        name = "folder_info",
+        description = "Get semantic documentation for a folder (path relative to the workspace root, \".\" for the root). Returns status prompt_ready with promptForHostLLM: the folder's files with their role from the index (public interface, internal module, entry point, isolated, asset), symbol counts, and the imports and calls that cross the folder's boundary. Then call report_folder_info (callbackTool). existingDoc shows a README saved before and whether it is stale.",
+        input_schema = input_schema::<FolderInfoArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn folder_info(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.on_workspace(
+            args,
+            |a: &FolderInfoArgs| a.workspace_root.as_deref(),
+            |ws, a| folder_info::folder_info(ws, &a.path),
+        )
+        .await
+    }
+
+    /// Seed 004: save a folder's documentation.
+    #[tool(
+        name = "report_folder_info",
+        description = "Store the host model's documentation of a folder (the callback of folder_info): overview, inputs, outputs, key_files [{name, summary}] and architecture. Key file names must be files of the folder (unknown ones are an invalid_argument error; nothing is saved). Writes the README atomically to .artifacts/src/<folder>/README.md and records it with the folder's digest.",
+        input_schema = input_schema::<ReportFolderInfoArgs>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn report_folder_info(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.on_workspace(
+            args,
+            |a: &ReportFolderInfoArgs| a.workspace_root.as_deref(),
+            folder_info::report_folder_info,
+        )
+        .await
+    }
+
+    /// Seed 004: read lines of a file.
+    #[tool(
+        name = "inspect_source",
+        description = "Read a range of lines of a file in the workspace: startLine and endLine are 1-indexed and inclusive (start_line / end_line also accepted); answers the lines numbered `N | text`, at most 500 per call (truncated says when the range was cut).",
+        input_schema = input_schema::<InspectArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn inspect_source(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.on_workspace(
+            args,
+            |a: &InspectArgs| a.workspace_root.as_deref(),
+            |ws, a| inspect::inspect_source(ws.root(), a),
+        )
+        .await
+    }
+
+    /// Seed 004: switch the default workspace.
+    #[tool(
+        name = "set_workspace_root",
+        description = "Switch the server to another workspace root (absolute, or relative to the current root): later calls without workspaceRoot use it and its own index, ROOT/.constellation/index.db, which is built or brought up to date now. Answers the new root, its database and index counts.",
+        input_schema = input_schema::<SetWorkspaceRootArgs>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn set_workspace_root(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        let args: SetWorkspaceRootArgs = parse_args(args).map_err(|e| e.to_string())?;
+        let previous = self.default_workspace().map_err(|e| e.to_string())?;
+        let ws = self
+            .workspace(Some(&args.path))
+            .map_err(|e| e.to_string())?;
+        let answer = {
+            let (ws, previous) = (Arc::clone(&ws), Arc::clone(&previous));
+            blocking(move || workspace_root::activate(&ws, &previous)).await?
+        };
+        // Switch only once the new workspace is indexed, so no call sees it half-built.
+        match self.default.write() {
+            Ok(mut d) => *d = ws,
+            Err(_) => {
+                return Err(
+                    ToolError::Internal("default workspace lock poisoned".into()).to_string(),
+                )
+            }
+        }
+        to_result(&answer).map_err(|e| e.to_string())
+    }
+
+    /// Seed 004: the graph as a self-contained HTML page.
+    #[tool(
+        name = "open_window",
+        description = "Write a self-contained HTML view of the file-level dependency graph (everything inlined, no network needed) to .artifacts/graph.html in the workspace and return its path and file:// URL. Nodes are sized by PageRank, files and imports on dependency cycles are red and the cycles are listed, a search box highlights matching files; click a node for its imports and importers, wheel to zoom, drag to pan. At most maxNodes files (default 300) of highest PageRank are drawn.",
+        input_schema = input_schema::<OpenWindowArgs>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn open_window(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.on_workspace(
+            args,
+            |a: &OpenWindowArgs| a.workspace_root.as_deref(),
+            |ws, a| {
+                ws.refresh_within(FRESHNESS_WINDOW)?;
+                window::open_window(ws, a)
+            },
+        )
+        .await
+    }
+
+    /// SPEC 5.6: read-only SQL over the index.
+    #[tool(
+        name = "query_index",
+        description = "Run one read-only SQL statement over the index and get columns and rows. Tables: files, nodes, edges, refs, index_runs, meta, file_docs; views: file_imports, call_edges, symbols, file_symbol_counts, hubs, unresolved_refs (every column is documented in schema/*.sql). At most `limit` rows (default 1000, max 10000; truncated says when more existed), 5 s per query. Writes (INSERT, UPDATE, DELETE, DDL, ATTACH, writing PRAGMAs) are refused with read_only, a runaway query with query_timeout, bad SQL with invalid_sql.",
+        input_schema = input_schema::<QueryArgs>(),
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn query_index(
+        &self,
+        Parameters(args): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, String> {
+        self.on_workspace(
+            args,
+            |a: &QueryArgs| a.workspace_root.as_deref(),
+            |ws, a| {
+                ws.refresh_within(FRESHNESS_WINDOW)?;
+                query::query_index(ws.store().path(), a)
+            },
+        )
+        .await
+    }
+}
+
+/// A serializable answer as a tool result (`structuredContent` plus the same JSON as text).
+fn to_result<T: serde::Serialize>(answer: &T) -> Result<CallToolResult, ToolError> {
+    serde_json::to_value(answer)
+        .map(CallToolResult::structured)
+        .map_err(|e| ToolError::Internal(e.to_string()))
 }
 
 impl Server {
+    /// Runs a tool on the workspace its arguments address: parse the arguments, pick
+    /// the workspace (`root_of`), run `run` off the async runtime.
+    async fn on_workspace<A, R, F>(
+        &self,
+        args: JsonObject,
+        root_of: fn(&A) -> Option<&str>,
+        run: F,
+    ) -> Result<CallToolResult, String>
+    where
+        A: DeserializeOwned + Send + 'static,
+        R: serde::Serialize,
+        F: FnOnce(&Workspace, &A) -> Result<R, ToolError> + Send + 'static,
+    {
+        let args: A = parse_args(args).map_err(|e| e.to_string())?;
+        let ws = self.workspace(root_of(&args)).map_err(|e| e.to_string())?;
+        blocking(move || to_result(&run(&ws, &args)?)).await
+    }
+
     /// Runs a tool that works on the default workspace's database (seed 002): parse
     /// the arguments, then `run` off the async runtime.
     async fn on_store<A, T, F>(&self, args: JsonObject, run: F) -> Result<T, String>
@@ -485,7 +705,7 @@ impl ServerHandler for Server {
 /// answered at once; a background task brings the index up to date meanwhile (tool
 /// calls wait for it through the workspace's index lock).
 pub async fn serve_stdio(server: Server) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let warm = Arc::clone(&server.default);
+    let warm = server.default_workspace()?;
     tokio::task::spawn_blocking(move || {
         if let Err(e) = warm.refresh(false, &|_| {}) {
             tracing::warn!("background index failed: {e}");

@@ -200,6 +200,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+pub mod docs;
 pub mod export;
 pub mod files;
 pub mod graph;

@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/002_work.sql"),
     include_str!("../../schema/003_thinking.sql"),
     include_str!("../../schema/004_import_flags.sql"),
+    include_str!("../../schema/005_file_docs.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

@@ -2,14 +2,22 @@
 //! the same answer. Tools call `index`, `graph` and `store`; they know nothing of MCP.
 
 pub mod audit;
+pub mod docs;
 pub mod drill;
 pub mod export;
+pub mod file_info;
+pub mod folder_info;
+pub mod inspect;
+pub mod paths;
+pub mod query;
 pub mod summarize;
 pub mod summary;
 pub mod tasks;
 pub mod thinking;
+pub mod window;
 pub mod work;
 pub mod workspace;
+pub mod workspace_root;
 
 use crate::index::IndexError;
 use crate::store::StoreError;
@@ -49,6 +57,26 @@ pub enum ToolError {
     /// `judge_invalid_output`, `judge_failed`).
     #[error("{0}")]
     Judge(#[from] audit::codex::JudgeError),
+    /// A path argument that resolves outside the workspace root (`..`, an absolute
+    /// path elsewhere, a symbolic link leading out).
+    #[error("outside_workspace: {0}")]
+    OutsideWorkspace(String),
+    /// A file the index skips (binary, too large, unreadable, ignored) where a tool
+    /// needs its source.
+    #[error("unsupported_file: {0}")]
+    UnsupportedFile(String),
+    /// A statement given to `query_index` that would write.
+    #[error("read_only: {0}")]
+    ReadOnly(String),
+    /// A query that ran past its time limit and was interrupted.
+    #[error("query_timeout: {0}")]
+    QueryTimeout(String),
+    /// SQL that does not compile (syntax, unknown table or column, several statements).
+    #[error("invalid_sql: {0}")]
+    InvalidSql(String),
+    /// A file could not be read or written.
+    #[error("io_error: {0}")]
+    Io(String),
 }
 
 impl ToolError {
@@ -65,6 +93,12 @@ impl ToolError {
             ToolError::Store(_) => "database_error",
             ToolError::Internal(_) => "internal",
             ToolError::Judge(e) => e.code(),
+            ToolError::OutsideWorkspace(_) => "outside_workspace",
+            ToolError::UnsupportedFile(_) => "unsupported_file",
+            ToolError::ReadOnly(_) => "read_only",
+            ToolError::QueryTimeout(_) => "query_timeout",
+            ToolError::InvalidSql(_) => "invalid_sql",
+            ToolError::Io(_) => "io_error",
         }
     }
 }

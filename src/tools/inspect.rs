@@ -1,0 +1,158 @@
+//! `inspect_source` (seed 004): numbered lines of a file in the workspace, so the host
+//! model can read a function without the whole file. Reads the disk, not the index.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::paths;
+use super::ToolError;
+
+/// At most this many lines per call; a longer range is cut and says so.
+pub const MAX_LINES: usize = 500;
+
+/// Arguments of `inspect_source`. Lines are 1-indexed and inclusive.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InspectArgs {
+    /// File path relative to the workspace root.
+    pub path: String,
+    /// First line, 1-indexed (also accepted as `start_line`).
+    #[serde(rename = "startLine", alias = "start_line")]
+    pub start_line: i64,
+    /// Last line, inclusive (also accepted as `end_line`); past the end of the file
+    /// means up to the last line.
+    #[serde(rename = "endLine", alias = "end_line")]
+    pub end_line: i64,
+    /// Read from this workspace instead of the server's.
+    #[serde(default, rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+}
+
+/// The answer of `inspect_source`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct InspectResponse {
+    /// Root-relative path of the file read.
+    pub path: String,
+    /// First line returned.
+    pub start_line: usize,
+    /// Last line returned (after cutting to the file's end and to [`MAX_LINES`]).
+    pub end_line: usize,
+    /// Lines in the file.
+    pub total_lines: usize,
+    /// True when the range was cut to [`MAX_LINES`] lines.
+    pub truncated: bool,
+    /// The lines, each as `NUMBER | text`, numbers right-aligned.
+    pub content: String,
+}
+
+/// Reads lines `start_line..=end_line` of `path` in the workspace at `root`.
+///
+/// Errors: `outside_workspace`, `not_found` (see [`paths::resolve`]);
+/// `invalid_argument` for a directory, a start below 1, an end before the start, or a
+/// start past the last line; `unsupported_file` for a binary file; `io_error`.
+pub fn inspect_source(
+    root: &std::path::Path,
+    args: &InspectArgs,
+) -> Result<InspectResponse, ToolError> {
+    let p = paths::resolve(root, &args.path)?;
+    if p.is_dir {
+        return Err(ToolError::InvalidArgument(format!(
+            "{} is a directory; give a file (folder_info describes directories)",
+            p.rel
+        )));
+    }
+    if args.start_line < 1 {
+        return Err(ToolError::InvalidArgument(format!(
+            "startLine is 1-indexed, got {}",
+            args.start_line
+        )));
+    }
+    if args.end_line < args.start_line {
+        return Err(ToolError::InvalidArgument(format!(
+            "endLine ({}) is before startLine ({})",
+            args.end_line, args.start_line
+        )));
+    }
+    let bytes =
+        std::fs::read(&p.abs).map_err(|e| ToolError::Io(format!("cannot read {}: {e}", p.rel)))?;
+    if crate::walk::looks_binary(&bytes) {
+        return Err(ToolError::UnsupportedFile(format!(
+            "{} is a binary file",
+            p.rel
+        )));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    let start = args.start_line as usize;
+    if start > total.max(1) {
+        return Err(ToolError::InvalidArgument(format!(
+            "startLine {start} is past the end of {} ({total} lines)",
+            p.rel
+        )));
+    }
+    let wanted_end = (args.end_line as usize).min(total);
+    let end = wanted_end.min(start + MAX_LINES - 1);
+    let width = end.max(1).to_string().len();
+    let mut content = String::new();
+    for (i, line) in lines.iter().enumerate().take(end).skip(start - 1) {
+        content.push_str(&format!("{:>width$} | {}\n", i + 1, line));
+    }
+    Ok(InspectResponse {
+        path: p.rel,
+        start_line: start,
+        end_line: end.max(start.min(total)),
+        total_lines: total,
+        truncated: end < wanted_end,
+        content,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(path: &str, s: i64, e: i64) -> InspectArgs {
+        InspectArgs {
+            path: path.into(),
+            start_line: s,
+            end_line: e,
+            workspace_root: None,
+        }
+    }
+
+    #[test]
+    fn numbered_capped_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let body: String = (1..=1200).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(root.join("big.txt"), body).unwrap();
+        let r = inspect_source(&root, &args("big.txt", 9, 11)).unwrap();
+        assert_eq!(r.content, " 9 | line 9\n10 | line 10\n11 | line 11\n");
+        assert_eq!((r.start_line, r.end_line, r.total_lines), (9, 11, 1200));
+        assert!(!r.truncated);
+        let r = inspect_source(&root, &args("big.txt", 1, 5000)).unwrap();
+        assert_eq!((r.end_line, r.truncated), (MAX_LINES, true));
+        assert_eq!(r.content.lines().count(), MAX_LINES);
+        let r = inspect_source(&root, &args("big.txt", 1199, 5000)).unwrap();
+        assert_eq!((r.end_line, r.truncated), (1200, false));
+        for (s, e) in [(0, 3), (5, 4), (1201, 1300)] {
+            let err = inspect_source(&root, &args("big.txt", s, e)).unwrap_err();
+            assert_eq!(err.code(), "invalid_argument", "{s}-{e}");
+        }
+        std::fs::write(root.join("b.bin"), b"\x00\x01\x02").unwrap();
+        assert_eq!(
+            inspect_source(&root, &args("b.bin", 1, 1))
+                .unwrap_err()
+                .code(),
+            "unsupported_file"
+        );
+        assert_eq!(
+            inspect_source(&root, &args("../x", 1, 1))
+                .unwrap_err()
+                .code(),
+            "outside_workspace"
+        );
+    }
+}

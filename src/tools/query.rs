@@ -1,0 +1,337 @@
+//! `query_index` (SPEC §5.6) and the `constellation sql` command: read-only SQL typed
+//! by a person or an agent, run against the index with guards.
+//!
+//! The guards, from the outside in:
+//! - the connection is opened read-only (`SQLITE_OPEN_READ_ONLY`) with `PRAGMA
+//!   query_only = ON`, and may attach no other database (`SQLITE_LIMIT_ATTACHED` = 0);
+//! - a statement SQLite does not call read-only (`sqlite3_stmt_readonly`) is refused
+//!   before it runs, with `read_only`; only one statement per call;
+//! - a time limit, enforced by SQLite's progress handler (checked every
+//!   [`PROGRESS_OPS`] virtual-machine instructions), interrupts a runaway query with
+//!   `query_timeout`;
+//! - a row cap: rows past it are not fetched and the answer says `truncated`.
+//!
+//! This is the one place the crate runs SQL it did not write.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ToolError;
+
+/// Rows returned when the caller gives no `limit`.
+pub const DEFAULT_ROW_LIMIT: usize = 1_000;
+/// The largest `limit` accepted.
+pub const MAX_ROW_LIMIT: usize = 10_000;
+/// The time limit of a `query_index` call.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(5);
+/// Virtual-machine instructions between two checks of the clock.
+pub const PROGRESS_OPS: i32 = 10_000;
+
+/// Arguments of `query_index`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryArgs {
+    /// One read-only SQL statement (SELECT, WITH, EXPLAIN, read-only PRAGMA) over the
+    /// index: tables files, nodes, edges, refs, index_runs, file_docs; views
+    /// file_imports, call_edges, symbols, file_symbol_counts, hubs, unresolved_refs.
+    pub sql: String,
+    /// At most this many rows (default 1000, at most 10000).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Query this directory's index instead of the server's workspace.
+    #[serde(default, rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+}
+
+/// The answer of `query_index`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryResponse {
+    /// Column names, in order.
+    pub columns: Vec<String>,
+    /// Rows as arrays of JSON values (integers, reals, text, null; a blob becomes
+    /// `"<N bytes>"`).
+    pub rows: Vec<Vec<serde_json::Value>>,
+    /// Rows returned.
+    pub row_count: usize,
+    /// True when the statement had more rows than the limit.
+    pub truncated: bool,
+    /// The row limit applied.
+    pub limit: usize,
+    /// Wall time of the query in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+/// Guards for one query.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QueryLimits {
+    /// Stop after this many rows (and report truncation); `None` for all.
+    pub max_rows: Option<usize>,
+    /// Interrupt the query after this long; `None` for no limit.
+    pub timeout: Option<Duration>,
+}
+
+/// What a run produced besides its rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryOutcome {
+    pub columns: Vec<String>,
+    pub rows: usize,
+    pub truncated: bool,
+}
+
+/// Opens the database at `db` for user SQL: read-only, `query_only`, no ATTACH.
+///
+/// Errors: `database_error` when the file is missing, corrupt or too new.
+pub fn open(db: &Path) -> Result<Connection, ToolError> {
+    let conn = crate::store::open_read_only(db)?;
+    conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
+        .map_err(|e| ToolError::Store(e.into()))?;
+    Ok(conn)
+}
+
+/// Runs one statement on `conn` (opened by [`open`]), handing each row to `on_row` as
+/// JSON values, within `limits`.
+///
+/// Errors: `invalid_argument` for empty SQL; `invalid_sql` when it does not compile or
+/// holds several statements; `read_only` for a statement that would write;
+/// `query_timeout` when interrupted by the time limit; whatever `on_row` returns.
+pub fn run(
+    conn: &Connection,
+    sql: &str,
+    limits: QueryLimits,
+    on_row: &mut dyn FnMut(Vec<serde_json::Value>) -> Result<(), ToolError>,
+) -> Result<QueryOutcome, ToolError> {
+    if sql.trim().trim_end_matches(';').trim().is_empty() {
+        return Err(ToolError::InvalidArgument("sql is empty".into()));
+    }
+    let mut stmt = conn.prepare(sql).map_err(|e| sql_error(e, limits))?;
+    if !stmt.readonly() {
+        return Err(ToolError::ReadOnly(
+            "only read-only statements are allowed (SELECT, WITH, EXPLAIN, read-only PRAGMA); \
+             the index is written by `constellation index` alone"
+                .into(),
+        ));
+    }
+    let columns: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let started = Instant::now();
+    if let Some(limit) = limits.timeout {
+        conn.progress_handler(PROGRESS_OPS, Some(move || started.elapsed() > limit))
+            .map_err(|e| ToolError::Store(e.into()))?;
+    }
+    let result: Result<(usize, bool), ToolError> = (|| {
+        let mut rows = stmt.query([]).map_err(|e| sql_error(e, limits))?;
+        let mut count = 0usize;
+        let mut truncated = false;
+        while let Some(row) = rows.next().map_err(|e| sql_error(e, limits))? {
+            if limits.max_rows.is_some_and(|m| count >= m) {
+                truncated = true;
+                break;
+            }
+            let mut cells = Vec::with_capacity(columns.len());
+            for i in 0..columns.len() {
+                let v = row.get_ref(i).map_err(|e| sql_error(e, limits))?;
+                cells.push(json_value(v));
+            }
+            on_row(cells)?;
+            count += 1;
+        }
+        Ok((count, truncated))
+    })();
+    if limits.timeout.is_some() {
+        let _ = conn.progress_handler(0, None::<fn() -> bool>);
+    }
+    let (rows, truncated) = result?;
+    Ok(QueryOutcome {
+        columns,
+        rows,
+        truncated,
+    })
+}
+
+/// `query_index` on the database at `db`: the default limits of the tool, rows
+/// collected.
+///
+/// Errors: those of [`open`] and [`run`]; `invalid_argument` for a limit of 0 or
+/// above [`MAX_ROW_LIMIT`].
+pub fn query_index(db: &Path, args: &QueryArgs) -> Result<QueryResponse, ToolError> {
+    let limit = args.limit.unwrap_or(DEFAULT_ROW_LIMIT);
+    if limit == 0 || limit > MAX_ROW_LIMIT {
+        return Err(ToolError::InvalidArgument(format!(
+            "limit must be between 1 and {MAX_ROW_LIMIT}, got {limit}"
+        )));
+    }
+    let conn = open(db)?;
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    let outcome = run(
+        &conn,
+        &args.sql,
+        QueryLimits {
+            max_rows: Some(limit),
+            timeout: Some(DEFAULT_TIME_LIMIT),
+        },
+        &mut |r| {
+            rows.push(r);
+            Ok(())
+        },
+    )?;
+    Ok(QueryResponse {
+        columns: outcome.columns,
+        row_count: rows.len(),
+        rows,
+        truncated: outcome.truncated,
+        limit,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+/// A cell as JSON.
+fn json_value(v: ValueRef<'_>) -> serde_json::Value {
+    match v {
+        ValueRef::Null => serde_json::Value::Null,
+        ValueRef::Integer(n) => n.into(),
+        ValueRef::Real(f) => f.into(),
+        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned().into(),
+        ValueRef::Blob(b) => format!("<{} bytes>", b.len()).into(),
+    }
+}
+
+/// Maps a SQLite error met while preparing or stepping to a tool error.
+fn sql_error(e: rusqlite::Error, limits: QueryLimits) -> ToolError {
+    use rusqlite::ErrorCode;
+    match e.sqlite_error_code() {
+        Some(ErrorCode::OperationInterrupted) => ToolError::QueryTimeout(format!(
+            "the query ran longer than {:.1} s and was interrupted; narrow it (WHERE, LIMIT) or \
+             use `constellation sql` on the command line, which has no time limit",
+            limits.timeout.unwrap_or_default().as_secs_f64()
+        )),
+        Some(ErrorCode::ReadOnly) => ToolError::ReadOnly(format!("{e}")),
+        _ => match e {
+            rusqlite::Error::MultipleStatement => ToolError::InvalidSql(
+                "several statements given; send one statement per call".into(),
+            ),
+            rusqlite::Error::SqliteFailure(_, Some(msg))
+                if msg.contains("too many attached databases") =>
+            {
+                ToolError::ReadOnly("ATTACH is not allowed: only the index can be queried".into())
+            }
+            other => ToolError::InvalidSql(other.to_string()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db() -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("i.db");
+        crate::store::Store::open(&path).unwrap();
+        (dir, path)
+    }
+
+    fn q(db: &Path, sql: &str) -> Result<QueryResponse, ToolError> {
+        query_index(
+            db,
+            &QueryArgs {
+                sql: sql.into(),
+                limit: None,
+                workspace_root: None,
+            },
+        )
+    }
+
+    #[test]
+    fn selects_answer_columns_and_rows() {
+        let (_d, path) = db();
+        let r = q(
+            &path,
+            "SELECT key, CAST(value AS INTEGER) AS g, NULL AS n, 1.5 AS x FROM meta WHERE key = 'generation'",
+        )
+        .unwrap();
+        assert_eq!(r.columns, vec!["key", "g", "n", "x"]);
+        assert_eq!(
+            r.rows,
+            vec![vec![
+                serde_json::json!("generation"),
+                serde_json::json!(0),
+                serde_json::Value::Null,
+                serde_json::json!(1.5)
+            ]]
+        );
+        assert!(!r.truncated);
+    }
+
+    #[test]
+    fn row_cap_truncates() {
+        let (_d, path) = db();
+        let r = query_index(
+            &path,
+            &QueryArgs {
+                sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50) SELECT i FROM c".into(),
+                limit: Some(7),
+                workspace_root: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(r.row_count, 7);
+        assert!(r.truncated);
+    }
+
+    #[test]
+    fn writes_and_escapes_are_refused() {
+        let (dir, path) = db();
+        for sql in [
+            "DELETE FROM files",
+            "INSERT INTO meta (key, value) VALUES ('x', 'y')",
+            "DROP TABLE files",
+            "CREATE TABLE t (x)",
+            "UPDATE meta SET value = '9'",
+            "PRAGMA user_version = 7",
+            "VACUUM",
+        ] {
+            let e = q(&path, sql).unwrap_err();
+            assert_eq!(e.code(), "read_only", "{sql}: {e}");
+        }
+        let other = dir.path().join("other.db");
+        let e = q(
+            &path,
+            &format!("ATTACH DATABASE '{}' AS o", other.display()),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), "read_only", "{e}");
+        assert!(!other.exists());
+        let e = q(&path, "SELECT 1; DELETE FROM files").unwrap_err();
+        assert_eq!(e.code(), "invalid_sql", "{e}");
+        assert_eq!(q(&path, "SELEC 1").unwrap_err().code(), "invalid_sql");
+        assert_eq!(q(&path, "  ").unwrap_err().code(), "invalid_argument");
+        let g = q(&path, "SELECT value FROM meta").unwrap();
+        assert_eq!(g.rows[0][0], serde_json::json!("0"));
+    }
+
+    #[test]
+    fn runaway_query_is_interrupted() {
+        let (_d, path) = db();
+        let conn = open(&path).unwrap();
+        let e = run(
+            &conn,
+            "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT count(*) FROM c",
+            QueryLimits {
+                max_rows: Some(10),
+                timeout: Some(Duration::from_millis(200)),
+            },
+            &mut |_| Ok(()),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), "query_timeout", "{e}");
+        // The handler is removed afterwards: the connection works again.
+        let out = run(&conn, "SELECT 1", QueryLimits::default(), &mut |_| Ok(())).unwrap();
+        assert_eq!(out.rows, 1);
+    }
+}
