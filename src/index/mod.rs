@@ -173,7 +173,7 @@ fn read_file(w: &WalkedFile, prev: Option<&StoredFile>, opts: &IndexOptions) -> 
         c.detail = None;
         return Outcome::Content(c);
     }
-    let language = Language::from_path(&w.path);
+    let language = Language::detect(&w.path, &bytes);
     let (status, facts, detail) = match language {
         None => ("asset", None, None),
         Some(lang) => match lang::extract(lang, &bytes) {
@@ -362,7 +362,7 @@ pub fn index(
         names.clear();
         paths_changed = false;
     }
-    let mut resolver = resolve::Resolver::new(&tx, root)?;
+    let mut resolver = resolve::Resolver::new(&tx, root, fresh)?;
     report.refs_resolved =
         resolver.run(&tx, new_refs, &reresolve, &names, paths_changed, progress)?;
     tx.restore_indexes(&suspended)?;
