@@ -29,6 +29,9 @@
 //! annotations). Queries use no predicates, so no
 //! Rust code runs per candidate match inside tree-sitter.
 //!
+//! C and C++ sources are parsed after `extract/macros.rs` blanks the macro idioms that
+//! derail the grammar (export macros, bare macro lines), keeping every offset.
+//!
 //! Threading: compiled queries are shared (`OnceLock`); parsers and query cursors are
 //! per thread (`thread_local!`). Nothing here panics on any input.
 
@@ -45,6 +48,7 @@ mod c;
 mod ecmascript;
 mod go;
 mod java;
+mod macros;
 mod outline;
 mod python;
 mod rust;
@@ -264,8 +268,14 @@ impl Workspace {
                 empty.insert(parser)
             }
         };
+        // C/C++: macro idioms the grammar cannot read are blanked in a same-length copy
+        // (extract/macros.rs); names and signatures still come from `source`.
+        let parsed = match lang {
+            Language::C | Language::Cpp => macros::neutralize(source),
+            _ => std::borrow::Cow::Borrowed(source),
+        };
         let tree = parser
-            .parse(source, None)
+            .parse(parsed.as_ref(), None)
             .ok_or(LangError::Parse { lang: lang.name() })?;
         let cursor = self.cursor.get_or_insert_with(QueryCursor::new);
         Ok(collect(Family::of(lang), compiled, &tree, source, cursor))

@@ -15,6 +15,13 @@
 (type_spec
   name: (type_identifier) @name
   type: (interface_type "{" @body)) @definition.interface
+; `type Entry = struct { .. }`: an alias of a type literal defines that type.
+(type_alias
+  name: (type_identifier) @name
+  type: (struct_type (field_declaration_list) @body)) @definition.struct
+(type_alias
+  name: (type_identifier) @name
+  type: (interface_type "{" @body)) @definition.interface
 ; Methods of an interface type.
 (method_elem name: (field_identifier) @name) @definition.method
 

@@ -12,6 +12,8 @@
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
 (compact_constructor_declaration name: (identifier) @name) @definition.method
+; The elements of an `@interface` are its methods (`String value() default "";`).
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
 
 ; ---- imports: single-type, on-demand, static -------------------------------
 (import_declaration) @import.import
