@@ -13,7 +13,7 @@
 //! | `@body`                  | where the signature ends, when the node has no `body` field (Go `struct { .. }`) |
 //! | `@declarator`            | C/C++: a function's declarator, walked to find its name (instead of `@name`) |
 //! | `@receiver`              | Go: a method's receiver, whose type scopes the method's name |
-//! | `@scope`, `@scope.name`  | a Rust `impl`: names its methods (`Foo::m`), not a symbol |
+//! | `@scope`, `@scope.name`  | a Rust `impl`, a JS object literal bound to a variable: names its methods (`Foo::m`), not a symbol |
 //! | `@import.<kind>`         | an import node (`import`, `reexport`, `use`, `mod`, `include`, `include_system`) |
 //! | `@import.statement`      | the statement whose line an import reports                |
 //! | `@call`, `@call.arguments` | a call's callee (`f`, `a.b`, `a::b`) and its arguments  |

@@ -372,6 +372,8 @@ fn javascript_symbols() {
             (Class, "Foo", 22, 22, None),
             (Function, "bar", 23, 23, None),
             (Function, "baz", 24, 24, None),
+            (Method, "obj::m", 25, 25, None),
+            (Method, "obj::n", 25, 25, None),
         ]
     );
     assert_eq!(
@@ -391,6 +393,8 @@ fn javascript_symbols() {
             "class Foo",
             "module.exports.bar = function ()",
             "exports.baz = () =>",
+            "m()",
+            "n: function ()",
         ]
     );
 }
@@ -1023,7 +1027,7 @@ fn extraction_is_thread_safe() {
             })
         })
         .collect();
-    let expected = [12, 8, 14, 12];
+    let expected = [12, 8, 16, 12];
     for (i, handle) in handles.into_iter().enumerate() {
         let counts = handle.join().unwrap_or_default();
         assert_eq!(counts.len(), 50);
