@@ -174,7 +174,7 @@ fn read_file(w: &WalkedFile, prev: Option<&StoredFile>, opts: &IndexOptions) -> 
         c.detail = None;
         return Outcome::Content(c);
     }
-    let language = Language::from_path(&w.path);
+    let language = Language::detect(&w.path, &bytes);
     let (status, facts, detail) = match language {
         None => ("asset", None, None),
         Some(lang) => match lang::extract(lang, &bytes) {
@@ -371,7 +371,7 @@ pub fn index(
         names.clear();
         recheck_imports = false;
     }
-    let mut resolver = resolve::Resolver::new(&tx, root)?;
+    let mut resolver = resolve::Resolver::new(&tx, root, fresh)?;
     report.refs_resolved =
         resolver.run(&tx, new_refs, &reresolve, &names, recheck_imports, progress)?;
     tx.restore_indexes(&suspended)?;

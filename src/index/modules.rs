@@ -20,6 +20,13 @@
 //!   imports against the file's package.
 //! - Rust: `mod x;` beside the declaring module, `use crate::`/`super::`/`self::`
 //!   paths and paths through child modules, to the file of the longest module prefix.
+//! - Go (`modules/go.rs`): import paths through `go.mod` module paths to package
+//!   directories; an import depends on every non-test file of the package.
+//! - Java (`modules/java.rs`): `import` declarations to class files under source roots
+//!   derived from `package` declarations; `.*` to every file of the package.
+//! - C/C++ (`modules/include.rs`): `#include` against the including file's directory,
+//!   `compile_commands.json` include flags, `include/` directories and the directories
+//!   above the file.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +34,9 @@ use std::sync::Arc;
 
 use super::jsconfig::{map_subpath, match_paths, read_manifest, read_tsconfig, split_bare};
 use super::jsconfig::{Manifest, Mapped, TsConfig};
+mod go;
+mod include;
+mod java;
 
 /// Outcome of resolving one import reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +125,12 @@ pub struct Modules {
     /// Workspace package name → directories whose `package.json` has that name (in
     /// path order); built on the first bare specifier.
     packages: Option<HashMap<String, Vec<String>>>,
+    /// Go packages and modules.
+    go: go::GoIndex,
+    /// Java files by package directory.
+    java: java::JavaIndex,
+    /// C/C++ include directories.
+    includes: include::IncludeIndex,
 }
 
 /// True for a Python identifier as a module segment (ASCII rules; other letters are
@@ -257,6 +273,9 @@ impl Modules {
             tsconfigs: HashMap::new(),
             manifests: HashMap::new(),
             packages: None,
+            go: go::GoIndex::new(files),
+            java: java::JavaIndex::new(files),
+            includes: include::IncludeIndex::new(files),
         }
     }
 
@@ -861,6 +880,30 @@ impl Modules {
                 None => Target::External,
             },
         }
+    }
+
+    // ---- Go, Java, C/C++ ------------------------------------------------------------
+
+    /// Resolves a Go import path written in `from_path` (see `modules/go.rs`).
+    pub fn resolve_go(&mut self, from_path: &str, specifier: &str) -> Target {
+        self.go.resolve(&self.root, from_path, specifier)
+    }
+
+    /// Resolves a Java import specifier written in `from_path` (see `modules/java.rs`).
+    pub fn resolve_java(&mut self, from_path: &str, specifier: &str) -> Target {
+        self.java.resolve(&self.root, from_path, specifier)
+    }
+
+    /// The Java files of the package declared in directory `dir`, in every source root.
+    pub fn java_package(&mut self, dir: &str) -> Vec<i64> {
+        self.java.package_files(&self.root, dir)
+    }
+
+    /// Resolves a C/C++ `#include` path written in `from_path`; `system` for `<..>`
+    /// (see `modules/include.rs`).
+    pub fn resolve_include(&mut self, from_path: &str, specifier: &str, system: bool) -> Target {
+        self.includes
+            .resolve(&self.root, &self.by_path, from_path, specifier, system)
     }
 
     /// The file that owns the modules of directory `dir`: `dir.rs`, `dir/mod.rs`, or a

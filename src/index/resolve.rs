@@ -6,9 +6,23 @@
 //! | rule (first that applies)                                   | confidence |
 //! |-------------------------------------------------------------|-----------:|
 //! | one definition in the caller's own file (`self.f()` prefers the caller's class) | 0.95 |
-//! | one definition in the files the caller's file imports        | 0.80 |
+//! | one definition in the files in scope of the caller's file (below) | 0.80 |
 //! | none there: one definition in the files those re-export (barrels, `__init__`) | 0.80 |
 //! | one definition of that name in the whole workspace           | 0.50 |
+//!
+//! The files in scope of a file: the files it imports; for Go and Java also the other
+//! files of its package (Go: its directory; Java: the directories of its declared
+//! package in every source root), which need no import; for C and C++ also the
+//! source file beside each included header with the same stem (`util.h` → `util.c`),
+//! where the functions it declares are defined.
+//!
+//! Only definitions in files of the caller's language family count (JavaScript,
+//! TypeScript and TSX are one family, C and C++ another): a Java call never resolves
+//! to a C function of the same name.
+//!
+//! A Go call `pkg.F()` whose qualifier is the local name of one of the file's imports
+//! (its alias, else the last element of its path) is looked up in that package's files
+//! only, at 0.80; when that import is external (`fmt.Println`) the call is `external`.
 //!
 //! Several candidates at the first rule that has any → `ambiguous`; none anywhere →
 //! `unresolved`. Nothing is guessed: an ambiguous or unresolved reference keeps no edge.
@@ -51,6 +65,70 @@ impl Outcome {
     }
 }
 
+/// What one Go import of a file gives access to, for `pkg.F()` calls.
+#[derive(Debug, Clone)]
+enum GoImport {
+    /// The package's files in the workspace.
+    Files(Vec<i64>),
+    /// A package outside the workspace.
+    External,
+    /// Not found.
+    Unresolved,
+}
+
+/// Which definitions a call may resolve to: languages of one family call each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Family {
+    Rust,
+    Python,
+    JavaScript,
+    Go,
+    Java,
+    C,
+    /// Not a parsed language.
+    None,
+}
+
+impl Family {
+    fn of_path(path: &str) -> Family {
+        match Language::from_path(path) {
+            Some(Language::Rust) => Family::Rust,
+            Some(Language::Python) => Family::Python,
+            Some(Language::JavaScript | Language::TypeScript | Language::Tsx) => Family::JavaScript,
+            Some(Language::Go) => Family::Go,
+            Some(Language::Java) => Family::Java,
+            Some(Language::C | Language::Cpp) => Family::C,
+            None => Family::None,
+        }
+    }
+}
+
+/// The local name a Go import binds when it has no alias: the last path element
+/// without a major-version element (`example.com/x/v2` → `x`), a `.vN` suffix
+/// (`gopkg.in/yaml.v3` → `yaml`), a `go-` prefix or `-go`/`.go` suffix
+/// (`github.com/mattn/go-sqlite3` → `sqlite3`).
+fn go_package_name(path: &str) -> &str {
+    let mut parts = path.rsplit('/');
+    let mut last = parts.next().unwrap_or(path);
+    let is_major = |s: &str| {
+        s.strip_prefix('v')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if is_major(last) {
+        if let Some(previous) = parts.next() {
+            last = previous;
+        }
+    }
+    if let Some((stem, version)) = last.rsplit_once('.') {
+        if is_major(version) {
+            last = stem;
+        }
+    }
+    last = last.strip_prefix("go-").unwrap_or(last);
+    last = last.strip_suffix("-go").unwrap_or(last);
+    last.strip_suffix(".go").unwrap_or(last)
+}
+
 /// Resolution state for one run.
 pub struct Resolver {
     modules: Modules,
@@ -64,13 +142,59 @@ pub struct Resolver {
     /// File → [`Resolver::behind_barrels`] (cache).
     behind: HashMap<i64, Arc<[i64]>>,
     parents: HashMap<i64, Option<i64>>,
+    /// Language family of every file.
+    families: HashMap<i64, Family>,
+    /// Files in scope of a file (see the module docs), sorted; filled on first use.
+    scopes: HashMap<i64, Arc<[i64]>>,
+    /// C/C++ header → the source files beside it with the same stem.
+    companions: HashMap<i64, Vec<i64>>,
+    /// Go files by directory (all of them, tests included: one package per directory).
+    go_dirs: HashMap<String, Vec<i64>>,
+    /// Go file → its imports by local name, as resolved in this run or read back.
+    go_imports: HashMap<i64, Arc<[(String, GoImport)]>>,
+    /// Every import of every file is resolved in this run (a build from nothing), so
+    /// `go_imports` is complete and the database need not be asked.
+    all_imports_in_run: bool,
 }
 
 impl Resolver {
     /// Loads the file list (inside the run's transaction, so new files are there).
-    pub fn new(tx: &IndexTx<'_>, root: &Path) -> Result<Resolver, IndexError> {
+    /// `fresh`: the run builds the index from nothing (every reference is new).
+    pub fn new(tx: &IndexTx<'_>, root: &Path, fresh: bool) -> Result<Resolver, IndexError> {
         let files = tx.file_paths()?;
         let modules = Modules::new(root, &files);
+        let mut families = HashMap::with_capacity(files.len());
+        let mut sources: HashMap<(&str, &str), Vec<i64>> = HashMap::new();
+        let mut go_dirs: HashMap<String, Vec<i64>> = HashMap::new();
+        for (id, path) in &files {
+            let family = Family::of_path(path);
+            families.insert(*id, family);
+            let dir = super::modules::parent_dir(path);
+            match family {
+                Family::C => {
+                    if let Some((stem, ext)) = path.rsplit_once('.') {
+                        if !is_header_extension(ext) {
+                            let stem = stem.rsplit('/').next().unwrap_or(stem);
+                            sources.entry((dir, stem)).or_default().push(*id);
+                        }
+                    }
+                }
+                Family::Go => go_dirs.entry(dir.to_string()).or_default().push(*id),
+                _ => {}
+            }
+        }
+        let mut companions = HashMap::new();
+        for (id, path) in &files {
+            if let Some((stem, ext)) = path.rsplit_once('.') {
+                if families.get(id) == Some(&Family::C) && is_header_extension(ext) {
+                    let dir = super::modules::parent_dir(path);
+                    let stem = stem.rsplit('/').next().unwrap_or(stem);
+                    if let Some(list) = sources.get(&(dir, stem)) {
+                        companions.insert(*id, list.clone());
+                    }
+                }
+            }
+        }
         Ok(Resolver {
             modules,
             paths: files.into_iter().collect(),
@@ -81,6 +205,12 @@ impl Resolver {
             reexports: HashMap::new(),
             behind: HashMap::new(),
             parents: HashMap::new(),
+            families,
+            scopes: HashMap::new(),
+            companions,
+            go_dirs,
+            go_imports: HashMap::new(),
+            all_imports_in_run: fresh,
         })
     }
 
@@ -232,6 +362,23 @@ impl Resolver {
                 let path = path.clone();
                 self.modules.resolve_js(&path, &r.name)
             }
+            Some(Language::Go) => {
+                let path = path.clone();
+                let target = self.modules.resolve_go(&path, &r.name);
+                if self.all_imports_in_run {
+                    self.record_go_import(r, &target);
+                }
+                target
+            }
+            Some(Language::Java) => {
+                let path = path.clone();
+                self.modules.resolve_java(&path, &r.name)
+            }
+            Some(l) if l.is_c_family() => {
+                let path = path.clone();
+                let system = form == "include_system";
+                self.modules.resolve_include(&path, &r.name, system)
+            }
             _ => Target::Unresolved,
         };
         match target {
@@ -251,6 +398,88 @@ impl Resolver {
             Target::External => Outcome::status("external", 0),
             Target::Unresolved => Outcome::status("unresolved", 0),
         }
+    }
+
+    /// Remembers a Go import of this run for `pkg.F()` calls (builds from nothing only;
+    /// otherwise the imports are read back from the database, see [`Resolver::go_imports`]).
+    fn record_go_import(&mut self, r: &Ref, target: &Target) {
+        let import = match target {
+            Target::Files(files) => GoImport::Files(files.clone()),
+            Target::External => GoImport::External,
+            Target::Unresolved => GoImport::Unresolved,
+        };
+        let local = go_local_name(&r.name, r.qualifier.as_deref());
+        let entry = self
+            .go_imports
+            .entry(r.file_id)
+            .or_insert_with(|| Arc::from(Vec::new()));
+        let mut list: Vec<(String, GoImport)> = entry.iter().cloned().collect();
+        list.push((local, import));
+        *entry = Arc::from(list);
+    }
+
+    /// The imports of a Go file by local name.
+    fn go_imports(
+        &mut self,
+        tx: &IndexTx<'_>,
+        file_id: i64,
+    ) -> Result<Arc<[(String, GoImport)]>, IndexError> {
+        if let Some(known) = self.go_imports.get(&file_id) {
+            return Ok(Arc::clone(known));
+        }
+        let list: Arc<[(String, GoImport)]> = if self.all_imports_in_run {
+            Arc::from(Vec::new())
+        } else {
+            tx.file_imports(file_id)?
+                .into_iter()
+                .map(|import| {
+                    let local = go_local_name(&import.specifier, import.qualifier.as_deref());
+                    let target = match import.status.as_str() {
+                        "resolved" => GoImport::Files(import.files),
+                        "external" => GoImport::External,
+                        _ => GoImport::Unresolved,
+                    };
+                    (local, target)
+                })
+                .collect::<Vec<_>>()
+                .into()
+        };
+        self.go_imports.insert(file_id, Arc::clone(&list));
+        Ok(list)
+    }
+
+    /// The files in scope of `file_id` (module docs), sorted.
+    fn scope(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Arc<[i64]>, IndexError> {
+        if let Some(known) = self.scopes.get(&file_id) {
+            return Ok(Arc::clone(known));
+        }
+        let mut files: Vec<i64> = self.imported(tx, file_id)?.to_vec();
+        match self.families.get(&file_id) {
+            Some(Family::Go) => {
+                if let Some(path) = self.paths.get(&file_id) {
+                    let dir = super::modules::parent_dir(path);
+                    files.extend(self.go_dirs.get(dir).into_iter().flatten());
+                }
+            }
+            Some(Family::Java) => {
+                if let Some(path) = self.paths.get(&file_id) {
+                    let dir = super::modules::parent_dir(path);
+                    files.extend(self.modules.java_package(dir));
+                }
+            }
+            Some(Family::C) => {
+                let headers = files.clone();
+                for header in headers {
+                    files.extend(self.companions.get(&header).into_iter().flatten());
+                }
+            }
+            _ => {}
+        }
+        files.sort_unstable();
+        files.dedup();
+        let files: Arc<[i64]> = Arc::from(files);
+        self.scopes.insert(file_id, Arc::clone(&files));
+        Ok(files)
     }
 
     fn definitions(
@@ -337,19 +566,53 @@ impl Resolver {
     fn resolve_name(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
         let callable = r.kind == "call";
         let defs = self.definitions(tx, &r.name)?;
-        let candidates = || {
-            defs.iter()
-                .filter(|d| d.callable == callable && d.id != r.src_id)
-        };
-        let count = candidates().count();
-        if count == 0 {
-            return Ok(Outcome::status("unresolved", 0));
-        }
+        let family = self
+            .families
+            .get(&r.file_id)
+            .copied()
+            .unwrap_or(Family::None);
+        let matching: Vec<Definition> = defs
+            .iter()
+            .filter(|d| {
+                d.callable == callable
+                    && d.id != r.src_id
+                    && self.families.get(&d.file_id) == Some(&family)
+            })
+            .copied()
+            .collect();
+        let candidates = || matching.iter();
         let one = |d: &Definition, confidence| Outcome {
             status: "resolved",
             candidates: 1,
             edges: vec![(d.id, confidence)],
         };
+        // Go `pkg.F()`: only the package that `pkg` names.
+        if family == Family::Go && callable {
+            if let Some(qualifier) = r.qualifier.as_deref() {
+                let imports = self.go_imports(tx, r.file_id)?;
+                if let Some((_, import)) = imports.iter().find(|(local, _)| local == qualifier) {
+                    return Ok(match import {
+                        GoImport::External => Outcome::status("external", 0),
+                        GoImport::Unresolved => Outcome::status("unresolved", 0),
+                        GoImport::Files(files) => {
+                            let mut found = candidates().filter(|d| files.contains(&d.file_id));
+                            match (found.next(), found.next()) {
+                                (Some(d), None) => one(d, CONFIDENCE_IMPORTED),
+                                (None, _) => Outcome::status("unresolved", 0),
+                                (Some(_), Some(_)) => Outcome::status(
+                                    "ambiguous",
+                                    candidates().filter(|d| files.contains(&d.file_id)).count(),
+                                ),
+                            }
+                        }
+                    });
+                }
+            }
+        }
+        let count = candidates().count();
+        if count == 0 {
+            return Ok(Outcome::status("unresolved", 0));
+        }
         let same_file = candidates().filter(|d| d.file_id == r.file_id).count();
         if same_file == 1 {
             if let Some(d) = candidates().find(|d| d.file_id == r.file_id) {
@@ -373,14 +636,13 @@ impl Resolver {
             }
             return Ok(Outcome::status("ambiguous", same_file));
         }
-        let imported = self.imported(tx, r.file_id)?;
-        let mut via = candidates().filter(|d| imported.contains(&d.file_id));
+        let scope = self.scope(tx, r.file_id)?;
+        let in_scope = |d: &&Definition| scope.binary_search(&d.file_id).is_ok();
+        let mut via = candidates().filter(in_scope);
         match (via.next(), via.next()) {
             (Some(d), None) => return Ok(one(d, CONFIDENCE_IMPORTED)),
             (Some(_), Some(_)) => {
-                let n = candidates()
-                    .filter(|d| imported.contains(&d.file_id))
-                    .count();
+                let n = candidates().filter(in_scope).count();
                 return Ok(Outcome::status("ambiguous", n));
             }
             _ => {}
@@ -403,5 +665,38 @@ impl Resolver {
             }
         }
         Ok(Outcome::status("ambiguous", count))
+    }
+}
+
+/// The local name of a Go import: its alias when it has one (`.` and `_` included, which
+/// no qualifier matches), else [`go_package_name`] of its path.
+fn go_local_name(path: &str, alias: Option<&str>) -> String {
+    match alias {
+        Some(alias) if !alias.is_empty() => alias.to_string(),
+        _ => go_package_name(path).to_string(),
+    }
+}
+
+/// Extensions of C/C++ headers (and files included like them: `.inl`, `.tcc`, ..).
+fn is_header_extension(ext: &str) -> bool {
+    matches!(
+        ext,
+        "h" | "hh" | "hpp" | "hxx" | "h++" | "hp" | "H" | "inl" | "ipp" | "tpp" | "tcc"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_package_name;
+
+    #[test]
+    fn go_package_names_from_paths() {
+        assert_eq!(go_package_name("fmt"), "fmt");
+        assert_eq!(go_package_name("net/http"), "http");
+        assert_eq!(go_package_name("example.com/app/util"), "util");
+        assert_eq!(go_package_name("example.com/x/v2"), "x");
+        assert_eq!(go_package_name("gopkg.in/yaml.v3"), "yaml");
+        assert_eq!(go_package_name("github.com/mattn/go-sqlite3"), "sqlite3");
+        assert_eq!(go_package_name("github.com/x/client-go"), "client");
     }
 }

@@ -10,8 +10,11 @@
 //! | `@name`                  | the symbol's name node                                    |
 //! | `@value`                 | the function/class bound to the name (`const f = () => ..`); its `body` field ends the signature |
 //! | `@declaration`           | where the signature starts, if not at the symbol's node   |
-//! | `@scope`, `@scope.name`  | a Rust `impl`: names its methods (`Foo::m`), not a symbol |
-//! | `@import.<kind>`         | an import node (`import`, `reexport`, `use`, `mod`)       |
+//! | `@body`                  | where the signature ends, when the node has no `body` field (Go `struct { .. }`) |
+//! | `@declarator`            | C/C++: a function's declarator, walked to find its name (instead of `@name`) |
+//! | `@receiver`              | Go: a method's receiver, whose type scopes the method's name |
+//! | `@scope`, `@scope.name`  | a Rust `impl`, a JS object literal bound to a variable: names its methods (`Foo::m`), not a symbol |
+//! | `@import.<kind>`         | an import node (`import`, `reexport`, `use`, `mod`, `include`, `include_system`) |
 //! | `@import.statement`      | the statement whose line an import reports                |
 //! | `@call`, `@call.arguments` | a call's callee (`f`, `a.b`, `a::b`) and its arguments  |
 //! | `@inherit.extends` / `@inherit.implements` | a base named in a class/interface header |
@@ -22,8 +25,12 @@
 //! error. Everything the queries cannot say (nesting, qualified names, method vs
 //! function, enclosing symbols) is computed here from byte ranges, in
 //! `extract/outline.rs`. The per-language modules only take nodes apart (use trees, Python
-//! import statements, callees, string literals). Queries use no predicates, so no
+//! import statements, callees, string literals, C declarators, Go receivers, Java
+//! annotations). Queries use no predicates, so no
 //! Rust code runs per candidate match inside tree-sitter.
+//!
+//! C and C++ sources are parsed after `extract/macros.rs` blanks the macro idioms that
+//! derail the grammar (export macros, bare macro lines), keeping every offset.
 //!
 //! Threading: compiled queries are shared (`OnceLock`); parsers and query cursors are
 //! per thread (`thread_local!`). Nothing here panics on any input.
@@ -37,7 +44,11 @@ use super::{
     CallRef, FileFacts, ImportKind, ImportRef, InheritRef, LangError, Language, SymbolKind,
 };
 
+mod c;
 mod ecmascript;
+mod go;
+mod java;
+mod macros;
 mod outline;
 mod python;
 mod rust;
@@ -56,6 +67,15 @@ const TYPESCRIPT_QUERY: &str = concat!(
 );
 const PYTHON_QUERY: &str = include_str!("queries/python.scm");
 const RUST_QUERY: &str = include_str!("queries/rust.scm");
+const GO_QUERY: &str = include_str!("queries/go.scm");
+const JAVA_QUERY: &str = include_str!("queries/java.scm");
+const C_QUERY: &str = include_str!("queries/c.scm");
+/// C++: c.scm followed by cpp.scm (the C++ grammar is a superset of the C one).
+const CPP_QUERY: &str = concat!(
+    include_str!("queries/c.scm"),
+    "\n",
+    include_str!("queries/cpp.scm")
+);
 
 /// Names (which may be computed, `[Symbol.iterator]`) keep at most this many characters.
 const MAX_NAME_CHARS: usize = 200;
@@ -63,12 +83,15 @@ const MAX_NAME_CHARS: usize = 200;
 /// Callee qualifiers keep at most this many characters.
 const MAX_QUALIFIER_CHARS: usize = 100;
 
-/// Which node-shape rules apply (JS, TS and TSX share theirs).
+/// Which node-shape rules apply (JS, TS and TSX share theirs; so do C and C++).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Family {
     Rust,
     Python,
     EcmaScript,
+    Go,
+    Java,
+    C,
 }
 
 impl Family {
@@ -77,6 +100,9 @@ impl Family {
             Language::Rust => Family::Rust,
             Language::Python => Family::Python,
             Language::JavaScript | Language::TypeScript | Language::Tsx => Family::EcmaScript,
+            Language::Go => Family::Go,
+            Language::Java => Family::Java,
+            Language::C | Language::Cpp => Family::C,
         }
     }
 }
@@ -88,6 +114,9 @@ enum Role {
     Name,
     Value,
     Declaration,
+    Body,
+    Declarator,
+    Receiver,
     Scope,
     ScopeName,
     Import(ImportKind),
@@ -117,12 +146,17 @@ impl Role {
             "name" => Role::Name,
             "value" => Role::Value,
             "declaration" => Role::Declaration,
+            "body" => Role::Body,
+            "declarator" => Role::Declarator,
+            "receiver" => Role::Receiver,
             "scope" => Role::Scope,
             "scope.name" => Role::ScopeName,
             "import.import" => Role::Import(ImportKind::Import),
             "import.reexport" => Role::Import(ImportKind::ReExport),
             "import.use" => Role::Import(ImportKind::Use),
             "import.mod" => Role::Import(ImportKind::Mod),
+            "import.include" => Role::Import(ImportKind::Include),
+            "import.include_system" => Role::Import(ImportKind::SystemInclude),
             "import.statement" => Role::ImportStatement,
             "call" => Role::Call,
             "call.arguments" => Role::CallArguments,
@@ -145,6 +179,9 @@ struct Compiled {
     roles: Vec<Role>,
 }
 
+/// How many languages there are: the size of the per-language tables.
+const LANGUAGES: usize = Language::ALL.len();
+
 fn slot(lang: Language) -> usize {
     match lang {
         Language::Rust => 0,
@@ -152,12 +189,17 @@ fn slot(lang: Language) -> usize {
         Language::JavaScript => 2,
         Language::TypeScript => 3,
         Language::Tsx => 4,
+        Language::Go => 5,
+        Language::Java => 6,
+        Language::C => 7,
+        Language::Cpp => 8,
     }
 }
 
 /// The compiled query of `lang`, built on first use and shared by all threads.
 fn compiled(lang: Language) -> Result<&'static Compiled, LangError> {
-    static COMPILED: [OnceLock<Result<Compiled, String>>; 5] = [const { OnceLock::new() }; 5];
+    static COMPILED: [OnceLock<Result<Compiled, String>>; LANGUAGES] =
+        [const { OnceLock::new() }; LANGUAGES];
     COMPILED[slot(lang)]
         .get_or_init(|| compile(lang))
         .as_ref()
@@ -180,6 +222,10 @@ fn compile(lang: Language) -> Result<Compiled, String> {
             tree_sitter_typescript::LANGUAGE_TSX.into(),
             TYPESCRIPT_QUERY,
         ),
+        Language::Go => (tree_sitter_go::LANGUAGE.into(), GO_QUERY),
+        Language::Java => (tree_sitter_java::LANGUAGE.into(), JAVA_QUERY),
+        Language::C => (tree_sitter_c::LANGUAGE.into(), C_QUERY),
+        Language::Cpp => (tree_sitter_cpp::LANGUAGE.into(), CPP_QUERY),
     };
     let query = Query::new(&grammar, source).map_err(|e| format!("query: {e}"))?;
     let roles = query
@@ -198,7 +244,7 @@ fn compile(lang: Language) -> Result<Compiled, String> {
 /// is not free) and a reusable query cursor.
 #[derive(Default)]
 struct Workspace {
-    parsers: [Option<Parser>; 5],
+    parsers: [Option<Parser>; LANGUAGES],
     cursor: Option<QueryCursor>,
 }
 
@@ -222,8 +268,14 @@ impl Workspace {
                 empty.insert(parser)
             }
         };
+        // C/C++: macro idioms the grammar cannot read are blanked in a same-length copy
+        // (extract/macros.rs); names and signatures still come from `source`.
+        let parsed = match lang {
+            Language::C | Language::Cpp => macros::neutralize(source),
+            _ => std::borrow::Cow::Borrowed(source),
+        };
         let tree = parser
-            .parse(source, None)
+            .parse(parsed.as_ref(), None)
             .ok_or(LangError::Parse { lang: lang.name() })?;
         let cursor = self.cursor.get_or_insert_with(QueryCursor::new);
         Ok(collect(Family::of(lang), compiled, &tree, source, cursor))
@@ -248,6 +300,9 @@ struct Parts<'t> {
     name: Option<Node<'t>>,
     value: Option<Node<'t>>,
     declaration: Option<Node<'t>>,
+    body: Option<Node<'t>>,
+    declarator: Option<Node<'t>>,
+    receiver: Option<Node<'t>>,
     scope: Option<Node<'t>>,
     scope_name: Option<Node<'t>>,
     import: Option<(ImportKind, Node<'t>)>,
@@ -268,6 +323,9 @@ impl<'t> Parts<'t> {
             Role::Name => self.name = Some(node),
             Role::Value => self.value = Some(node),
             Role::Declaration => self.declaration = Some(node),
+            Role::Body => self.body = Some(node),
+            Role::Declarator => self.declarator = Some(node),
+            Role::Receiver => self.receiver = Some(node),
             Role::Scope => self.scope = Some(node),
             Role::ScopeName => self.scope_name = Some(node),
             Role::Import(kind) => self.import = Some((kind, node)),
@@ -400,6 +458,9 @@ impl<'s, 't> Collector<'s, 't> {
             let name = match self.family {
                 Family::Python => python::base_name(base, self.source),
                 Family::EcmaScript => ecmascript::base_name(base, self.source),
+                Family::Go => go::base_name(base, self.source),
+                Family::Java => java::base_name(base, self.source),
+                Family::C => c::base_name(base, self.source),
                 Family::Rust => None,
             };
             if let Some(name) = name {
@@ -433,7 +494,21 @@ impl<'s, 't> Collector<'s, 't> {
     }
 
     fn add_definition(&mut self, kind: SymbolKind, node: Node<'t>, parts: &Parts<'t>) {
-        let Some(name_node) = parts.name else { return };
+        // C/C++ functions: the name is inside the declarator, with the scope written
+        // before it (`Foo::bar`; outline decides whether that makes a method).
+        let (name_node, scope) = match (parts.declarator, parts.name) {
+            (Some(declarator), _) => match c::function_name(declarator, self.source) {
+                Some(found) => found,
+                None => return,
+            },
+            (None, Some(name)) if self.family == Family::C => c::type_name(name, self.source),
+            (None, Some(name)) => (name, None),
+            (None, None) => return,
+        };
+        let scope = match parts.receiver {
+            Some(receiver) => go::receiver_type(receiver, self.source),
+            None => scope,
+        };
         let mut name = self.name(name_node);
         if self.family == Family::EcmaScript && name == "exports" {
             // `module.exports = function foo () {}`: the function's own name, if any.
@@ -448,12 +523,25 @@ impl<'s, 't> Collector<'s, 't> {
         if name.is_empty() {
             return;
         }
+        // Where the span starts: after Java annotations, else at the node.
+        let start = match self.family {
+            Family::Java => java::after_annotations(node, &mut self.cursor),
+            _ => node,
+        };
         let head = parts.value.unwrap_or(node);
-        let signature_start = parts.declaration.unwrap_or(node).start_byte();
-        let signature_end = text::head_end(head, &mut self.cursor).unwrap_or(node.end_byte());
+        let signature_start = match (parts.declaration, self.family) {
+            (Some(declaration), _) => declaration.start_byte(),
+            (None, Family::Go) => go::declaration_start(node),
+            (None, _) => start.start_byte(),
+        };
+        let signature_end = match parts.body {
+            Some(body) => body.start_byte(),
+            None => text::head_end(head, &mut self.cursor).unwrap_or(node.end_byte()),
+        };
         let signature = text::signature(self.source, signature_start, signature_end);
-        self.definitions
-            .push(Definition::symbol(kind, node, name, signature));
+        self.definitions.push(Definition::symbol(
+            kind, node, start, name, scope, signature,
+        ));
     }
 
     /// Where an import sits: `(conditional, deferred)` (see [`ImportRef`]), from the
@@ -537,6 +625,25 @@ impl<'s, 't> Collector<'s, 't> {
                     self.imports.push((position, plain(specifier)));
                 }
             }
+            (Family::Go, _) => {
+                if let Some((path, local)) = go::import_spec(node, self.source) {
+                    let import = ImportRef {
+                        names: local.into_iter().collect(),
+                        ..plain(path)
+                    };
+                    self.imports.push((position, import));
+                }
+            }
+            (Family::Java, _) => {
+                if let Some(specifier) = java::import(node, self.source) {
+                    self.imports.push((position, plain(specifier)));
+                }
+            }
+            (Family::C, _) => {
+                if let Some(path) = c::include_path(node, self.source) {
+                    self.imports.push((position, plain(path)));
+                }
+            }
         }
     }
 
@@ -544,6 +651,9 @@ impl<'s, 't> Collector<'s, 't> {
         let parsed = match self.family {
             Family::Rust => rust::callee(callee),
             Family::Python => python::callee(callee),
+            Family::Go => go::callee(callee),
+            Family::Java => java::callee(callee),
+            Family::C => c::callee(callee),
             Family::EcmaScript => match ecmascript::call_site(callee, arguments, self.source) {
                 ecmascript::CallSite::Call(parsed) => Some(parsed),
                 ecmascript::CallSite::Import(kind, specifier) => {

@@ -7,6 +7,10 @@
 
 use serde::Serialize;
 
+mod header;
+
+pub use header::header_is_cpp;
+
 /// A language Constellation parses. Every other file is still indexed (hashed, a `file`
 /// node) but not parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -16,11 +20,33 @@ pub enum Language {
     JavaScript,
     TypeScript,
     Tsx,
+    Go,
+    Java,
+    C,
+    Cpp,
 }
 
 impl Language {
+    /// Every language, in the order of [`Language::name`]'s list in the docs.
+    pub const ALL: [Language; 9] = [
+        Language::Rust,
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Go,
+        Language::Java,
+        Language::C,
+        Language::Cpp,
+    ];
+
     /// The language of a path, by its extension: `.rs`; `.py`, `.pyi`; `.js`, `.jsx`,
-    /// `.mjs`, `.cjs`; `.ts`, `.mts`, `.cts` (and `.d.ts`); `.tsx`. `None` for anything else.
+    /// `.mjs`, `.cjs`; `.ts`, `.mts`, `.cts` (and `.d.ts`); `.tsx`; `.go`; `.java`; `.c`,
+    /// `.h`; `.cc`, `.cpp`, `.cxx`, `.c++`, `.cp`, `.C`, `.hh`, `.hpp`, `.hxx`, `.h++`,
+    /// `.hp`, `.H`, `.inl`, `.ipp`, `.tpp`, `.tcc`. `None` for anything else.
+    ///
+    /// A `.h` header is C by its path; [`Language::detect`] looks at its text to tell a
+    /// C++ header.
     pub fn from_path(path: &str) -> Option<Language> {
         let ext = path.rsplit_once('.').map(|(_, e)| e)?;
         Some(match ext {
@@ -29,8 +55,22 @@ impl Language {
             "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
             "ts" | "mts" | "cts" => Language::TypeScript,
             "tsx" => Language::Tsx,
+            "go" => Language::Go,
+            "java" => Language::Java,
+            "c" | "h" => Language::C,
+            "cc" | "cpp" | "cxx" | "c++" | "cp" | "C" | "hh" | "hpp" | "hxx" | "h++" | "hp"
+            | "H" | "inl" | "ipp" | "tpp" | "tcc" => Language::Cpp,
             _ => return None,
         })
+    }
+
+    /// The language of a file from its path and contents: [`Language::from_path`], except
+    /// that a `.h` header holding C++ (see [`header_is_cpp`]) is C++.
+    pub fn detect(path: &str, source: &[u8]) -> Option<Language> {
+        match Language::from_path(path)? {
+            Language::C if path.ends_with(".h") && header_is_cpp(source) => Some(Language::Cpp),
+            lang => Some(lang),
+        }
     }
 
     /// Stable lower-case name stored in `files.language`.
@@ -41,6 +81,10 @@ impl Language {
             Language::JavaScript => "javascript",
             Language::TypeScript => "typescript",
             Language::Tsx => "tsx",
+            Language::Go => "go",
+            Language::Java => "java",
+            Language::C => "c",
+            Language::Cpp => "cpp",
         }
     }
 
@@ -52,8 +96,17 @@ impl Language {
             "javascript" => Language::JavaScript,
             "typescript" => Language::TypeScript,
             "tsx" => Language::Tsx,
+            "go" => Language::Go,
+            "java" => Language::Java,
+            "c" => Language::C,
+            "cpp" => Language::Cpp,
             _ => return None,
         })
+    }
+
+    /// True for C and C++, which share `#include` resolution.
+    pub fn is_c_family(self) -> bool {
+        matches!(self, Language::C | Language::Cpp)
     }
 
     /// True for the JavaScript family (JS, TS, TSX), which share import resolution.
@@ -68,16 +121,26 @@ impl Language {
 /// What a symbol is. Stored as the lower-case name in `nodes.kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum SymbolKind {
-    /// An inline module (`mod m { .. }` in Rust, `namespace`/`module` in TypeScript).
+    /// An inline module (`mod m { .. }` in Rust, `namespace`/`module` in TypeScript, a
+    /// C++ `namespace`).
     Module,
     /// A free function (also a nested function, and an arrow function bound to a name).
     Function,
-    /// A function defined inside a class, impl, trait or interface body.
+    /// A function defined inside a class, struct, enum, impl, trait or interface body; a
+    /// Go method (receiver type as scope: `List::Push`); a Java method or constructor; a
+    /// C++ member function defined out of line (`void Foo::bar() {}`: `Foo::bar`); a
+    /// method declared in a Go or Java interface.
     Method,
+    /// A class (Python, JS/TS, Java classes and records, C++ `class`).
     Class,
+    /// A Rust struct or union, a Go struct type, a C/C++ `struct` or `union` with a body
+    /// (`typedef struct { .. } Name;` is the struct `Name`).
     Struct,
+    /// An enum (Rust, TypeScript, Java, C/C++ with a body).
     Enum,
+    /// A Rust trait.
     Trait,
+    /// A TypeScript or Java interface (a Java `@interface` too), a Go interface type.
     Interface,
 }
 
@@ -109,8 +172,10 @@ pub struct Symbol {
     /// The bare name (`area`).
     pub name: String,
     /// Names of the enclosing symbols and scopes joined by `::` (`Shape::area`; a Rust
-    /// method in `impl Shape` is `Shape::area`; a Python method `Shape::area`). Unique
-    /// within the file is *not* guaranteed (the indexer disambiguates).
+    /// method in `impl Shape` is `Shape::area`; a Python method `Shape::area`; a Go
+    /// method on `*List[T]` is `List::Push`; a C++ `ns::Foo::bar`). Package names (Go,
+    /// Java) are not part of it. Unique within the file is *not* guaranteed (the indexer
+    /// disambiguates).
     pub qualified_name: String,
     /// The declaration's first line(s) up to the body, whitespace collapsed, at most 200
     /// characters (`fn area(&self) -> f64`, `def area(self, scale=1)`).
@@ -128,7 +193,9 @@ pub struct Symbol {
 /// How an import was written; decides how `index::resolve` reads the specifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum ImportKind {
-    /// JS/TS `import .. from "s"` / `import "s"`; Python `import a.b` and `from a import b`.
+    /// JS/TS `import .. from "s"` / `import "s"`; Python `import a.b` and `from a import b`;
+    /// Go `import "path"` (one per spec); Java `import a.b.C;`, `import a.b.*;` and
+    /// `import static a.b.C.m;` (specifier `a.b.C`, `a.b.*`, `a.b.C.m`).
     Import,
     /// JS/TS `export .. from "s"`.
     ReExport,
@@ -141,6 +208,10 @@ pub enum ImportKind {
     /// Rust `use path;`: one per leaf of a use tree, specifier is the full path
     /// (`crate::a::b::C`, `super::x`, `self::y::*`).
     Use,
+    /// C/C++ `#include "path"`: specifier is the path as written.
+    Include,
+    /// C/C++ `#include <path>`: specifier is the path as written.
+    SystemInclude,
 }
 
 impl ImportKind {
@@ -152,6 +223,8 @@ impl ImportKind {
             ImportKind::Dynamic => "dynamic",
             ImportKind::Mod => "mod",
             ImportKind::Use => "use",
+            ImportKind::Include => "include",
+            ImportKind::SystemInclude => "include_system",
         }
     }
 }
@@ -163,7 +236,8 @@ pub struct ImportRef {
     /// As written, without quotes. Python keeps its leading dots: `..pkg.mod`, `.`.
     pub specifier: String,
     /// Python `from X import a, b`: `["a", "b"]` (names as imported, before `as`);
-    /// `*` for a star import. Empty for every other form.
+    /// `*` for a star import. Go: the package's local name when the import gives one
+    /// (`[alias]`, `["."]`, `["_"]`). Empty for every other form.
     pub names: Vec<String>,
     /// 1-based line of the statement.
     pub line: u32,
@@ -263,6 +337,10 @@ pub fn grammar(lang: Language) -> tree_sitter::Language {
         Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
         Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Language::Go => tree_sitter_go::LANGUAGE.into(),
+        Language::Java => tree_sitter_java::LANGUAGE.into(),
+        Language::C => tree_sitter_c::LANGUAGE.into(),
+        Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
     }
 }
 

@@ -100,6 +100,8 @@ fn intern(s: &str) -> &'static str {
         "dynamic",
         "mod",
         "use",
+        "include",
+        "include_system",
     ];
     KNOWN
         .iter()
@@ -116,6 +118,19 @@ pub struct Definition {
     pub parent_id: Option<i64>,
     /// True for functions and methods; false for classes, structs, traits, ...
     pub callable: bool,
+}
+
+/// One import reference of a file as resolution left it (see [`IndexTx::file_imports`]).
+#[derive(Debug, Clone)]
+pub struct FileImport {
+    /// The specifier as written (`refs.name`).
+    pub specifier: String,
+    /// `refs.qualifier` (a Go import's alias).
+    pub qualifier: Option<String>,
+    /// `refs.status`: `resolved`, `external`, `unresolved`, ...
+    pub status: String,
+    /// The files its `imports` edges point at.
+    pub files: Vec<i64>,
 }
 
 /// The write transaction of one index run. Ids of new rows are assigned here in
@@ -525,6 +540,36 @@ impl<'c> IndexTx<'c> {
             .query_map([file_id], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<i64>>>()?;
         Ok(rows)
+    }
+
+    /// The import references of a file in id order, each with its status and the files
+    /// its edges point at.
+    pub fn file_imports(&self, file_id: i64) -> Result<Vec<FileImport>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT r.id, r.name, r.qualifier, r.status, d.file_id FROM refs r
+             LEFT JOIN edges e ON e.ref_id = r.id AND e.kind = 'imports'
+             LEFT JOIN nodes d ON d.id = e.dst_id
+             WHERE r.file_id = ?1 AND r.kind = 'import' ORDER BY r.id, d.file_id",
+        )?;
+        let mut rows = stmt.query([file_id])?;
+        let mut out: Vec<FileImport> = Vec::new();
+        let mut last_id = None;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            if last_id != Some(id) {
+                out.push(FileImport {
+                    specifier: r.get(1)?,
+                    qualifier: r.get(2)?,
+                    status: r.get(3)?,
+                    files: Vec::new(),
+                });
+                last_id = Some(id);
+            }
+            if let (Some(entry), Some(file)) = (out.last_mut(), r.get::<_, Option<i64>>(4)?) {
+                entry.files.push(file);
+            }
+        }
+        Ok(out)
     }
 
     /// Every (importer file, imported file) pair, for resolving many calls at once.

@@ -79,7 +79,8 @@ pub struct SummarizeArgs {
     pub include_filters: Option<Vec<String>>,
     /// Leave out files matching these globs (default `tests/**, vendor/**, generated/**, examples/**`).
     pub exclude_filters: Option<Vec<String>>,
-    /// Only these languages (`rust`, `python`, `javascript`, `typescript`, `tsx`).
+    /// Only these languages (`rust`, `python`, `javascript`, `typescript`, `tsx`, `go`,
+    /// `java`, `c`, `cpp`).
     pub language_filters: Option<Vec<String>>,
     /// `SeedOnly` | `Module` | `Community` (default) | `Full`.
     pub scope: Option<Scope>,
@@ -232,11 +233,15 @@ fn node_filter(g: &SymbolGraph, args: &SummarizeArgs) -> Result<Vec<bool>, ToolE
         Some(list) if !list.is_empty() => Some(
             list.iter()
                 .map(|l| {
-                    Language::from_name(&l.to_ascii_lowercase()).map(Language::name).ok_or_else(|| {
-                        ToolError::InvalidFilter(format!(
-                            "unknown language {l:?}; known: rust, python, javascript, typescript, tsx"
-                        ))
-                    })
+                    Language::from_name(&l.to_ascii_lowercase())
+                        .map(Language::name)
+                        .ok_or_else(|| {
+                            let known: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
+                            ToolError::InvalidFilter(format!(
+                                "unknown language {l:?}; known: {}",
+                                known.join(", ")
+                            ))
+                        })
                 })
                 .collect::<Result<_, _>>()?,
         ),

@@ -5,7 +5,7 @@
 //! one sort and one stack sweep: O(n log n) in the number of definitions.
 
 use std::cmp::Reverse;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
@@ -17,6 +17,10 @@ pub(super) struct Definition {
     /// `None` for a scope: it names what it contains but is not a symbol.
     kind: Option<SymbolKind>,
     name: String,
+    /// A scope written with the name rather than around it: a Go method's receiver type
+    /// (`List`), a C++ out-of-line definition's `Foo` in `Foo::bar`. Goes between the
+    /// enclosing symbols and the name in the qualified name.
+    written_scope: Option<String>,
     signature: String,
     start_byte: u32,
     end_byte: u32,
@@ -25,16 +29,37 @@ pub(super) struct Definition {
 }
 
 impl Definition {
-    pub(super) fn symbol(kind: SymbolKind, node: Node, name: String, signature: String) -> Self {
-        Self::new(Some(kind), node, name, signature)
+    /// A symbol spanning from the start of `start` (the node itself, or a node inside it
+    /// where the span begins, e.g. after Java annotations) to the end of `node`.
+    pub(super) fn symbol(
+        kind: SymbolKind,
+        node: Node,
+        start: Node,
+        name: String,
+        written_scope: Option<String>,
+        signature: String,
+    ) -> Self {
+        Self::new(Some(kind), node, start, name, written_scope, signature)
     }
 
     pub(super) fn scope(node: Node, name: String) -> Self {
-        Self::new(None, node, name, String::new())
+        Self::new(None, node, node, name, None, String::new())
     }
 
-    fn new(kind: Option<SymbolKind>, node: Node, name: String, signature: String) -> Self {
-        let start = node.start_position();
+    fn new(
+        kind: Option<SymbolKind>,
+        node: Node,
+        start_node: Node,
+        name: String,
+        written_scope: Option<String>,
+        signature: String,
+    ) -> Self {
+        let start_node = if start_node.start_byte() < node.end_byte() {
+            start_node
+        } else {
+            node
+        };
+        let start = start_node.start_position();
         let end = node.end_position();
         // A node ending at column 0 ends with the line break of the line before.
         let end_row = if end.column == 0 && end.row > start.row {
@@ -45,8 +70,9 @@ impl Definition {
         Definition {
             kind,
             name,
+            written_scope,
             signature,
-            start_byte: offset(node.start_byte()),
+            start_byte: offset(start_node.start_byte()),
             end_byte: offset(node.end_byte()),
             start_line: line_of(start.row),
             end_line: line_of(end_row),
@@ -54,11 +80,18 @@ impl Definition {
     }
 }
 
-/// Kinds whose direct functions are methods (a Rust `impl` scope counts too).
+/// Kinds whose direct functions are methods (a Rust `impl` scope counts too; so do
+/// C++ structs and Java enums, which hold member functions).
 fn holds_methods(kind: Option<SymbolKind>) -> bool {
     matches!(
         kind,
-        None | Some(SymbolKind::Class | SymbolKind::Trait | SymbolKind::Interface)
+        None | Some(
+            SymbolKind::Class
+                | SymbolKind::Trait
+                | SymbolKind::Interface
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+        )
     )
 }
 
@@ -72,8 +105,9 @@ struct Open {
 }
 
 /// Nests `definitions` into symbols sorted by start byte (outer first on ties), with
-/// parents, qualified names (`Outer::Inner::name`, impl scopes included) and functions
-/// directly inside a class, trait, interface or impl turned into methods.
+/// parents, qualified names (`Outer::Inner::name`, impl scopes and written scopes
+/// included) and functions directly inside a class, struct, enum, trait, interface or
+/// impl turned into methods.
 pub(super) fn symbols(mut definitions: Vec<Definition>) -> Vec<Symbol> {
     definitions.sort_by_key(|d| (d.start_byte, Reverse(d.end_byte), d.kind.is_none()));
     definitions.dedup_by(|b, a| {
@@ -81,6 +115,12 @@ pub(super) fn symbols(mut definitions: Vec<Definition>) -> Vec<Symbol> {
     });
     let mut symbols: Vec<Symbol> = Vec::with_capacity(definitions.len());
     let mut open: Vec<Open> = Vec::new();
+    // Qualified names of the modules (C++ namespaces) seen so far.
+    let mut namespaces: HashSet<String> = HashSet::new();
+    let scoped = |container: Option<&Open>, scope: &str| match container {
+        Some(top) => format!("{}::{scope}", top.qualified_name),
+        None => scope.to_string(),
+    };
     for definition in definitions {
         while open.last().is_some_and(|top| {
             top.end_byte <= definition.start_byte || top.end_byte < definition.end_byte
@@ -88,17 +128,31 @@ pub(super) fn symbols(mut definitions: Vec<Definition>) -> Vec<Symbol> {
             open.pop();
         }
         let container = open.last();
-        let qualified_name = match container {
-            Some(top) => format!("{}::{}", top.qualified_name, definition.name),
+        let local_name = match &definition.written_scope {
+            Some(scope) => format!("{scope}::{}", definition.name),
             None => definition.name.clone(),
+        };
+        let qualified_name = match container {
+            Some(top) => format!("{}::{local_name}", top.qualified_name),
+            None => local_name,
         };
         let parent = container.and_then(|top| top.symbol);
         let kind = match definition.kind {
             Some(SymbolKind::Function) if container.is_some_and(|top| holds_methods(top.kind)) => {
                 Some(SymbolKind::Method)
             }
+            // `void Foo::bar() {}` is a method unless `Foo` is a namespace of this file.
+            Some(SymbolKind::Function) => match &definition.written_scope {
+                Some(scope) if !namespaces.contains(&scoped(container, scope)) => {
+                    Some(SymbolKind::Method)
+                }
+                _ => Some(SymbolKind::Function),
+            },
             kind => kind,
         };
+        if kind == Some(SymbolKind::Module) {
+            namespaces.insert(qualified_name.clone());
+        }
         let symbol = match kind {
             Some(kind) => {
                 symbols.push(Symbol {
@@ -175,7 +229,7 @@ pub(super) struct Owners {
     callable: Vec<Option<usize>>,
     /// Innermost class at or around the symbol.
     class: Vec<Option<usize>>,
-    /// Innermost class, interface or struct at or around the symbol.
+    /// Innermost class, interface, struct or enum at or around the symbol.
     type_like: Vec<Option<usize>>,
 }
 
@@ -197,7 +251,7 @@ impl Owners {
             let class = own(symbol.kind == SymbolKind::Class).or_else(|| inherited(&owners.class));
             let type_like = own(matches!(
                 symbol.kind,
-                SymbolKind::Class | SymbolKind::Interface | SymbolKind::Struct
+                SymbolKind::Class | SymbolKind::Interface | SymbolKind::Struct | SymbolKind::Enum
             ))
             .or_else(|| inherited(&owners.type_like));
             owners.callable.push(callable);
@@ -214,7 +268,8 @@ impl Owners {
         at(&self.callable).or_else(|| at(&self.class))
     }
 
-    /// The class, interface or struct whose header holds a base found inside `index`.
+    /// The class, interface, struct or enum whose header holds a base found inside
+    /// `index`.
     pub(super) fn type_like(&self, index: usize) -> Option<usize> {
         self.type_like.get(index).copied().flatten()
     }

@@ -405,6 +405,8 @@ fn javascript_symbols() {
             (Class, "Foo", 22, 22, None),
             (Function, "bar", 23, 23, None),
             (Function, "baz", 24, 24, None),
+            (Method, "obj::m", 25, 25, None),
+            (Method, "obj::n", 25, 25, None),
         ]
     );
     assert_eq!(
@@ -424,6 +426,8 @@ fn javascript_symbols() {
             "class Foo",
             "module.exports.bar = function ()",
             "exports.baz = () =>",
+            "m()",
+            "n: function ()",
         ]
     );
 }
@@ -585,6 +589,332 @@ fn tsx_components_and_calls_in_jsx() {
         .unwrap_or(false));
 }
 
+const GO: &str = r#"package shapes
+
+import (
+	"fmt"
+	m "math"
+	_ "embed"
+	"example.com/app/util"
+)
+
+type Shape interface {
+	io.Reader
+	Area() float64
+}
+
+type (
+	Point struct{ X, Y float64 }
+	List[T any] struct {
+		Base
+		items []T
+	}
+)
+
+func (l *List[T]) Push(v T) { l.items = append(l.items, v); util.Log("x") }
+
+func New() *List[int] {
+	fmt.Println(m.Sqrt(2))
+	return &List[int]{}
+}
+"#;
+
+#[test]
+fn go_symbols_methods_take_their_receiver_type() {
+    let facts = facts(Language::Go, GO);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Interface, "Shape", 10, 13, None),
+            (Method, "Shape::Area", 12, 12, Some(0)),
+            (Struct, "Point", 16, 16, None),
+            (Struct, "List", 17, 20, None),
+            (Method, "List::Push", 23, 23, None),
+            (Function, "New", 25, 28, None),
+        ]
+    );
+    assert_eq!(
+        signatures(&facts),
+        vec![
+            "type Shape interface",
+            "Area() float64",
+            "Point struct",
+            "List[T any] struct",
+            "func (l *List[T]) Push(v T)",
+            "func New() *List[int]",
+        ]
+    );
+}
+
+#[test]
+fn go_imports_calls_and_embedding() {
+    let facts = facts(Language::Go, GO);
+    let imports: Vec<(&str, Vec<&str>, u32)> = facts
+        .imports
+        .iter()
+        .map(|i| {
+            (
+                i.specifier.as_str(),
+                i.names.iter().map(String::as_str).collect(),
+                i.line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        imports,
+        vec![
+            ("fmt", vec![], 4),
+            ("math", vec!["m"], 5),
+            ("embed", vec!["_"], 6),
+            ("example.com/app/util", vec![], 7),
+        ]
+    );
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("append", None, 23, Some(4)),
+            ("Log", Some("util"), 23, Some(4)),
+            ("Println", Some("fmt"), 26, Some(5)),
+            ("Sqrt", Some("m"), 26, Some(5)),
+        ]
+    );
+    assert_eq!(
+        inherits(&facts),
+        vec![(0, "Reader", false, 11), (3, "Base", false, 18)]
+    );
+}
+
+const JAVA: &str = r#"package com.x;
+
+import java.util.List;
+import static com.x.Util.helper;
+import com.y.*;
+
+/** Doc. */
+@Deprecated
+public class Foo extends Base<T> implements Runnable, java.io.Serializable {
+    @Override
+    public void run() {
+        helper();
+        new Bar().go();
+        this.run();
+    }
+
+    public Foo(int x) { super(); }
+
+    interface Inner extends A, B { void go(); }
+    enum Color implements Runnable { RED; public void run() {} }
+    record P(int x) {}
+}
+"#;
+
+#[test]
+fn java_symbols_start_after_annotations() {
+    let facts = facts(Language::Java, JAVA);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Class, "Foo", 9, 22, None),
+            (Method, "Foo::run", 11, 15, Some(0)),
+            (Method, "Foo::Foo", 17, 17, Some(0)),
+            (Interface, "Foo::Inner", 19, 19, Some(0)),
+            (Method, "Foo::Inner::go", 19, 19, Some(3)),
+            (Enum, "Foo::Color", 20, 20, Some(0)),
+            (Method, "Foo::Color::run", 20, 20, Some(5)),
+            (Class, "Foo::P", 21, 21, Some(0)),
+        ]
+    );
+    assert_eq!(
+        signatures(&facts),
+        vec![
+            "public class Foo extends Base<T> implements Runnable, java.io.Serializable",
+            "public void run()",
+            "public Foo(int x)",
+            "interface Inner extends A, B",
+            "void go()",
+            "enum Color implements Runnable",
+            "public void run()",
+            "record P(int x)",
+        ]
+    );
+}
+
+#[test]
+fn java_imports_calls_and_bases() {
+    let facts = facts(Language::Java, JAVA);
+    assert_eq!(
+        specifiers(&facts),
+        vec![
+            (ImportKind::Import, "java.util.List", 3),
+            (ImportKind::Import, "com.x.Util.helper", 4),
+            (ImportKind::Import, "com.y.*", 5),
+        ]
+    );
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("helper", None, 12, Some(1)),
+            ("go", Some("new Bar()"), 13, Some(1)),
+            ("Bar", None, 13, Some(1)),
+            ("run", Some("this"), 14, Some(1)),
+        ]
+    );
+    assert_eq!(
+        inherits(&facts),
+        vec![
+            (0, "Base", false, 9),
+            (0, "Runnable", true, 9),
+            (0, "Serializable", true, 9),
+            (3, "A", false, 19),
+            (3, "B", false, 19),
+            (5, "Runnable", true, 20),
+        ]
+    );
+}
+
+const C: &str = r#"#include "a.h"
+#include <stdio.h>
+#include MACRO_PATH
+
+struct node { int v; struct node *next; };
+typedef struct { int x; } point;
+enum color { RED, GREEN };
+int prototype(int x);
+
+static int
+helper(int x)
+{
+    return x + 1;
+}
+
+int *make(void) { return 0; }
+int (*getfn(void))(int) { return helper; }
+
+int main(void) { printf("%d", helper(2)); s.cb(); p->run(); return 0; }
+"#;
+
+#[test]
+fn c_definitions_not_prototypes() {
+    let facts = facts(Language::C, C);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Struct, "node", 5, 5, None),
+            (Struct, "point", 6, 6, None),
+            (Enum, "color", 7, 7, None),
+            (Function, "helper", 10, 14, None),
+            (Function, "make", 16, 16, None),
+            (Function, "getfn", 17, 17, None),
+            (Function, "main", 19, 19, None),
+        ]
+    );
+    assert_eq!(
+        signatures(&facts),
+        vec![
+            "struct node",
+            "typedef struct",
+            "enum color",
+            "static int helper(int x)",
+            "int *make(void)",
+            "int (*getfn(void))(int)",
+            "int main(void)",
+        ]
+    );
+    assert_eq!(
+        specifiers(&facts),
+        vec![
+            (ImportKind::Include, "a.h", 1),
+            (ImportKind::SystemInclude, "stdio.h", 2),
+        ]
+    );
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("printf", None, 19, Some(6)),
+            ("helper", None, 19, Some(6)),
+            ("cb", Some("s"), 19, Some(6)),
+            ("run", Some("p"), 19, Some(6)),
+        ]
+    );
+}
+
+const CPP: &str = r#"#include "a.h"
+namespace geo {
+namespace detail { int f(); }
+template <typename T>
+class Box : public Base, private ns::Other<T> {
+ public:
+  Box() {}
+  ~Box();
+  T get() const { return v_; }
+  bool operator==(const Box& o) const { return true; }
+ private:
+  T v_;
+};
+struct S { void m() {} };
+}
+void geo::detail::g() {}
+template <typename T> geo::Box<T>::~Box() { cleanup(); }
+int geo::S::n() { return std::max(1, 2); }
+namespace a::b { class C {}; }
+"#;
+
+#[test]
+fn cpp_namespaces_classes_and_out_of_line_methods() {
+    let facts = facts(Language::Cpp, CPP);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Module, "geo", 2, 15, None),
+            (Module, "geo::detail", 3, 3, Some(0)),
+            (Class, "geo::Box", 5, 13, Some(0)),
+            (Method, "geo::Box::Box", 7, 7, Some(2)),
+            (Method, "geo::Box::get", 9, 9, Some(2)),
+            (Method, "geo::Box::operator==", 10, 10, Some(2)),
+            (Struct, "geo::S", 14, 14, Some(0)),
+            (Method, "geo::S::m", 14, 14, Some(6)),
+            (Function, "geo::detail::g", 16, 16, None),
+            (Method, "geo::Box::~Box", 17, 17, None),
+            (Method, "geo::S::n", 18, 18, None),
+            (Module, "a::b", 19, 19, None),
+            (Class, "a::b::C", 19, 19, Some(11)),
+        ]
+    );
+    assert_eq!(facts.symbols[9].name, "~Box");
+    assert_eq!(facts.symbols[11].name, "b");
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("cleanup", None, 17, Some(9)),
+            ("max", Some("std"), 18, Some(10))
+        ]
+    );
+    assert_eq!(
+        inherits(&facts),
+        vec![(2, "Base", false, 5), (2, "Other", false, 5)]
+    );
+}
+
+#[test]
+fn headers_are_c_unless_their_code_is_cpp() {
+    assert_eq!(
+        Language::detect("a/x.h", b"struct s { int class; };\n"),
+        Some(Language::C)
+    );
+    assert_eq!(
+        Language::detect("a/x.h", b"namespace n { class C; }\n"),
+        Some(Language::Cpp)
+    );
+    assert_eq!(
+        Language::detect("a/x.hpp", b"int f(void);\n"),
+        Some(Language::Cpp)
+    );
+    assert_eq!(
+        Language::detect("a/x.c", b"class C {};\n"),
+        Some(Language::C)
+    );
+}
+
 #[test]
 fn signatures_collapse_strip_and_cap() {
     // Whitespace runs collapse, the trailing `:` goes, comments after the head are out.
@@ -636,13 +966,7 @@ fn garbage(seed: u64, len: usize) -> Vec<u8> {
 
 #[test]
 fn any_bytes_extract_without_panicking() {
-    let languages = [
-        Language::Rust,
-        Language::Python,
-        Language::JavaScript,
-        Language::TypeScript,
-        Language::Tsx,
-    ];
+    let languages = Language::ALL;
     let mut inputs: Vec<Vec<u8>> = vec![
         Vec::new(),
         b"\xff\xfe\x00def \xc3( class".to_vec(),
@@ -652,10 +976,24 @@ fn any_bytes_extract_without_panicking() {
         format!("{}{}", "(".repeat(5_000), ")".repeat(5_000)).into_bytes(),
         format!("use {}a{};", "a::{".repeat(2_000), "}".repeat(2_000)).into_bytes(),
         format!("def f({}):\n  pass\n", " ".repeat(100_000)).into_bytes(),
+        // Declarators and scopes nested past the walkers' depth limits.
+        format!(
+            "int {}f(void){} {{ }}",
+            "(*".repeat(3_000),
+            ")(int)".repeat(3_000)
+        )
+        .into_bytes(),
+        format!(
+            "void {}f() {{ {}g(); }}",
+            "a::".repeat(3_000),
+            "b::".repeat(3_000)
+        )
+        .into_bytes(),
+        format!("package p\nfunc ({}T) M() {{}}", "*".repeat(3_000)).into_bytes(),
     ];
     inputs.extend((0..20).map(|seed| garbage(seed, 4_096)));
     // Real sources with their tails cut at every few bytes.
-    for source in [RUST, PYTHON, JAVASCRIPT, TYPESCRIPT] {
+    for source in [RUST, PYTHON, JAVASCRIPT, TYPESCRIPT, GO, JAVA, C, CPP] {
         for cut in (0..source.len()).step_by(37) {
             inputs.push(source.as_bytes()[..cut].to_vec());
         }
@@ -722,7 +1060,7 @@ fn extraction_is_thread_safe() {
             })
         })
         .collect();
-    let expected = [12, 8, 14, 12];
+    let expected = [12, 8, 16, 12];
     for (i, handle) in handles.into_iter().enumerate() {
         let counts = handle.join().unwrap_or_default();
         assert_eq!(counts.len(), 50);

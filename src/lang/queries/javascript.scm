@@ -29,6 +29,16 @@
 (variable_declaration
   (variable_declarator name: (identifier) @name value: (class !name) @value) @definition.class) @declaration
 
+; Functions held by an object literal: `{ run() {} }`, `{ run: function () {} }`,
+; `{ 'run': () => {} }` (methods of that object, as ctags counts them); an object
+; bound to a variable names them (`const api = { run() {} }` gives `api::run`).
+(variable_declarator name: (identifier) @scope.name value: (object) @scope)
+(object (method_definition name: (_) @name) @definition.method)
+(object
+  (pair
+    key: [(property_identifier) (string)] @name
+    value: [(arrow_function) (function_expression) (generator_function)] @value) @definition.method)
+
 ; CommonJS and prototype assignments: `exports.foo = function () {}`,
 ; `module.exports.bar = () => {}`, `Foo.prototype.baz = function () {}`.
 (assignment_expression

@@ -140,6 +140,10 @@ fn language_of_word(word: &str) -> Option<Language> {
         "javascript" | "js" | "jsx" | "mjs" | "cjs" | "node" => Language::JavaScript,
         "typescript" | "ts" => Language::TypeScript,
         "tsx" => Language::Tsx,
+        "go" | "golang" => Language::Go,
+        "java" => Language::Java,
+        "c" | "h" => Language::C,
+        "cpp" | "c++" | "cc" | "cxx" | "hpp" | "hh" => Language::Cpp,
         _ => return None,
     })
 }
@@ -151,6 +155,10 @@ fn extension_of(lang: Option<Language>) -> &'static str {
         Some(Language::JavaScript) => "js",
         Some(Language::TypeScript) => "ts",
         Some(Language::Tsx) => "tsx",
+        Some(Language::Go) => "go",
+        Some(Language::Java) => "java",
+        Some(Language::C) => "c",
+        Some(Language::Cpp) => "cpp",
         None => "txt",
     }
 }

@@ -1,0 +1,370 @@
+//! C and C++: macro uses that tree-sitter cannot read, blanked before parsing.
+//!
+//! tree-sitter parses C without running the preprocessor, so a few common macro idioms
+//! derail it, and an error there can swallow the definitions after it (or produce a
+//! bogus one: `DECLARE_FOO(x)` on its own line followed by a `typedef struct {..}` reads
+//! as a function definition). The idioms below are replaced by spaces before parsing —
+//! same length, line breaks kept, so every byte offset and line number stays true and
+//! names and signatures are still read from the original text:
+//!
+//! 1. a line holding nothing but a macro invocation without a semicolon
+//!    (`DECLARE_ASN1_FUNCTIONS(X509)`, `UV_HANDLE_FIELDS`), when the code before it ends
+//!    a statement or opens a block (`;`, `{`, `}`, a directive, or the file start) and
+//!    the code after it does not open a body (`{`, as in `PHP_FUNCTION(name) {`);
+//! 2. a macro between `class`/`struct`/`union` and the name of a type being defined
+//!    (`class V8_EXPORT Map : public Object {`, `struct API_EXPORT S final`; not
+//!    `struct FOO bar;`, where `FOO` is the struct's own name);
+//! 3. a macro right before a keyword that starts a declaration
+//!    (`SQLITE_API int sqlite3_open(..)`, `V8_INLINE static Local<T> New()`), or at the
+//!    start of a declaration before a template or scoped type (`V8_INLINE Local<T>
+//!    Get()`, `V8_EXPORT v8::Local<v8::Value> F()`).
+//!
+//! A macro here is an identifier of capital letters, digits and underscores with at least
+//! three characters and one capital (`SQLITE_API`, `V8_EXPORT`; not `FILE` followed by a
+//! name, which rule 3 leaves alone as it may be a type). One pass over the bytes; a copy
+//! is made only when something is blanked.
+
+use std::borrow::Cow;
+
+/// Keywords that may start a declaration after a specifier macro (rule 3). `const` and
+/// `volatile` are not among them: `SSL_CTX const *ctx` is a type followed by `const`.
+const DECLARATION_KEYWORDS: &[&[u8]] = &[
+    b"static",
+    b"inline",
+    b"extern",
+    b"void",
+    b"int",
+    b"char",
+    b"unsigned",
+    b"signed",
+    b"long",
+    b"short",
+    b"double",
+    b"float",
+    b"bool",
+    b"struct",
+    b"class",
+    b"enum",
+    b"union",
+    b"virtual",
+    b"explicit",
+    b"constexpr",
+    b"typename",
+    b"template",
+    b"friend",
+    b"typedef",
+];
+
+/// Most lines a rule-1 invocation's arguments may span.
+const MAX_INVOCATION_LINES: usize = 32;
+
+/// The source with the macro idioms of the module docs blanked.
+pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let tokens = tokenize(source);
+    // The last token of the latest rule-1 invocation: it ends a statement too.
+    let mut invocation_end: Option<usize> = None;
+    for (index, token) in tokens.iter().enumerate() {
+        let Token::Word { start, end } = *token else {
+            continue;
+        };
+        let word = &source[start..end];
+        if !is_macro_name(word) {
+            continue;
+        }
+        let previous = index.checked_sub(1).map(|i| &tokens[i]);
+        let next = tokens.get(index + 1);
+        let word_at = |i: usize| match tokens.get(i) {
+            Some(Token::Word { start, end }) => Some(&source[*start..*end]),
+            _ => None,
+        };
+        // Rule 2: `class MACRO.. Name :` / `{` / `final`: this macro and any after it up
+        // to the name.
+        let mut first = index;
+        while first > 0 && word_at(first - 1).is_some_and(is_macro_name) {
+            first -= 1;
+        }
+        if first > 0 && matches!(word_at(first - 1), Some(b"class" | b"struct" | b"union")) {
+            let mut name = index + 1;
+            while word_at(name).is_some_and(is_macro_name) && word_at(name + 1).is_some() {
+                name += 1;
+            }
+            let head = match tokens.get(name + 1) {
+                Some(Token::Punct { at, byte: b':' }) => source.get(at + 1) != Some(&b':'),
+                Some(Token::Punct { byte: b'{', .. }) => true,
+                Some(Token::Word { start, end }) => &source[*start..*end] == b"final",
+                _ => false,
+            };
+            if word_at(name).is_some() && head {
+                blanks.push((start, end));
+                continue;
+            }
+        }
+        // Rule 3: `MACRO static ..`; at the start of a declaration also `MACRO Type<..>`
+        // and `MACRO ns::Type` (a type cannot be followed by a template or scoped name).
+        if word_at(index + 1).is_some_and(|w| DECLARATION_KEYWORDS.contains(&w)) {
+            blanks.push((start, end));
+            continue;
+        }
+        let declaration_start = match previous {
+            None | Some(Token::Directive) => true,
+            Some(Token::Punct { byte, .. }) => matches!(byte, b';' | b'{' | b'}' | b':' | b'>'),
+            _ => false,
+        };
+        let templated = match (word_at(index + 1), tokens.get(index + 2)) {
+            (Some(_), Some(Token::Punct { byte: b'<', .. })) => true,
+            (Some(_), Some(Token::Punct { at, byte: b':' })) => source.get(at + 1) == Some(&b':'),
+            _ => false,
+        };
+        if declaration_start && templated {
+            blanks.push((start, end));
+            continue;
+        }
+        // Rule 1: the macro starts its line and its invocation ends it.
+        let after_statement = match previous {
+            None | Some(Token::Directive) => true,
+            Some(Token::Punct {
+                byte: b';' | b'{' | b'}',
+                ..
+            }) => true,
+            _ => invocation_end == Some(index - 1),
+        };
+        if !starts_line(source, start) || !after_statement {
+            continue;
+        }
+        let mut last = index;
+        if let Some(Token::Punct { at, byte: b'(' }) = next {
+            match matching_paren(&tokens, index + 1) {
+                Some(close)
+                    if line_span(source, *at, token_end(&tokens[close]))
+                        <= MAX_INVOCATION_LINES =>
+                {
+                    last = close
+                }
+                _ => continue,
+            }
+        }
+        let end_byte = token_end(&tokens[last]);
+        if !ends_line(source, end_byte) {
+            continue;
+        }
+        if let Some(Token::Punct { byte: b'{', .. }) = tokens.get(last + 1) {
+            continue;
+        }
+        blanks.push((start, end_byte));
+        invocation_end = Some(last);
+    }
+    if blanks.is_empty() {
+        return Cow::Borrowed(source);
+    }
+    let mut out = source.to_vec();
+    for (start, end) in blanks {
+        for byte in &mut out[start..end] {
+            if *byte != b'\n' && *byte != b'\r' {
+                *byte = b' ';
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `SQLITE_API`, `V8_EXPORT`, `UV_HANDLE_FIELDS`: capitals, digits and underscores, at
+/// least three characters, a capital first or after leading underscores.
+fn is_macro_name(word: &[u8]) -> bool {
+    word.len() >= 3
+        && word
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+        && word.iter().any(u8::is_ascii_uppercase)
+        && !word[0].is_ascii_digit()
+}
+
+/// A token of code; comments, literals and preprocessor lines are not tokens, but a
+/// directive leaves a `Directive` marker (it ends what came before, for rule 1).
+#[derive(Debug, Clone, Copy)]
+enum Token {
+    Word { start: usize, end: usize },
+    Punct { at: usize, byte: u8 },
+    Literal { end: usize },
+    Directive,
+}
+
+fn token_end(token: &Token) -> usize {
+    match *token {
+        Token::Word { end, .. } | Token::Literal { end } => end,
+        Token::Punct { at, .. } => at + 1,
+        Token::Directive => 0,
+    }
+}
+
+/// The index of the `)` matching the `(` at `open`, if any.
+fn matching_paren(tokens: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, token) in tokens.iter().enumerate().skip(open) {
+        match token {
+            Token::Punct { byte: b'(', .. } => depth += 1,
+            Token::Punct { byte: b')', .. } => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            Token::Directive => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+fn line_span(source: &[u8], from: usize, to: usize) -> usize {
+    source[from..to.min(source.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+/// Only spaces and tabs between the line start and `at`.
+fn starts_line(source: &[u8], at: usize) -> bool {
+    source[..at]
+        .iter()
+        .rev()
+        .take_while(|b| **b != b'\n')
+        .all(|b| *b == b' ' || *b == b'\t')
+}
+
+/// Only whitespace or a comment between `at` and the line end.
+fn ends_line(source: &[u8], at: usize) -> bool {
+    let rest = &source[at.min(source.len())..];
+    let line = rest.split(|b| *b == b'\n').next().unwrap_or_default();
+    let trimmed: &[u8] = {
+        let start = line
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(line.len());
+        &line[start..]
+    };
+    trimmed.is_empty() || trimmed.starts_with(b"//") || trimmed.starts_with(b"/*")
+}
+
+/// Splits C code into words and punctuation, skipping comments, literals and
+/// preprocessor directives (with their continuation lines).
+fn tokenize(src: &[u8]) -> Vec<Token> {
+    let mut tokens = Vec::new();
+    let mut at = 0;
+    let mut line_start = true;
+    while at < src.len() {
+        let byte = src[at];
+        match byte {
+            b'\n' => {
+                line_start = true;
+                at += 1;
+                continue;
+            }
+            b if b.is_ascii_whitespace() => {
+                at += 1;
+                continue;
+            }
+            b'#' if line_start => {
+                // A directive runs to the end of the line, and further after a `\`.
+                while at < src.len() {
+                    if src[at] == b'\n' && (at == 0 || src[at - 1] != b'\\') {
+                        break;
+                    }
+                    at += 1;
+                }
+                tokens.push(Token::Directive);
+                continue;
+            }
+            b'/' if src.get(at + 1) == Some(&b'/') => {
+                while at < src.len() && src[at] != b'\n' {
+                    at += 1;
+                }
+                continue;
+            }
+            b'/' if src.get(at + 1) == Some(&b'*') => {
+                at += 2;
+                while at < src.len() && !(src[at] == b'*' && src.get(at + 1) == Some(&b'/')) {
+                    at += 1;
+                }
+                at = (at + 2).min(src.len());
+                continue;
+            }
+            b'"' | b'\'' => {
+                at += 1;
+                while at < src.len() && src[at] != byte && src[at] != b'\n' {
+                    if src[at] == b'\\' {
+                        at += 1;
+                    }
+                    at += 1;
+                }
+                at = (at + 1).min(src.len());
+                tokens.push(Token::Literal { end: at });
+            }
+            b if b.is_ascii_alphanumeric() || b == b'_' => {
+                let start = at;
+                while at < src.len() && (src[at].is_ascii_alphanumeric() || src[at] == b'_') {
+                    at += 1;
+                }
+                tokens.push(Token::Word { start, end: at });
+            }
+            _ => {
+                tokens.push(Token::Punct { at, byte });
+                at += 1;
+            }
+        }
+        line_start = false;
+    }
+    tokens
+}
+
+#[cfg(test)]
+mod tests {
+    use super::neutralize;
+
+    fn blanked(source: &str) -> String {
+        String::from_utf8(neutralize(source.as_bytes()).into_owned()).unwrap()
+    }
+
+    #[test]
+    fn macro_lines_export_macros_and_specifiers_are_blanked() {
+        assert_eq!(
+            blanked("DECLARE_ASN1_FUNCTIONS(ASRange)\nDECLARE_X(a,\n  b)\ntypedef struct s { int x; } S;\n"),
+            "                               \n            \n    \ntypedef struct s { int x; } S;\n"
+        );
+        assert_eq!(
+            blanked("struct s {\n  UV_HANDLE_FIELDS\n  int x;\n};\n"),
+            "struct s {\n                  \n  int x;\n};\n"
+        );
+        assert_eq!(
+            blanked("class V8_EXPORT Map : public Object {};\n"),
+            "class           Map : public Object {};\n"
+        );
+        assert_eq!(
+            blanked(
+                "class V8_EXPORT V8_NODISCARD Scope {\n public:\n  V8_INLINE Local<T> Get();\n};\n"
+            ),
+            "class                        Scope {\n public:\n            Local<T> Get();\n};\n"
+        );
+        assert_eq!(
+            blanked("SQLITE_API int sqlite3_open(void);\nV8_INLINE static int f();\n"),
+            "           int sqlite3_open(void);\n          static int f();\n"
+        );
+    }
+
+    #[test]
+    fn code_that_only_looks_like_macros_is_kept() {
+        for kept in [
+            "PHP_FUNCTION(strlen)\n{\n  return;\n}\n",
+            "int x = a +\n    FOO\n    ;\n",
+            "f(a,\n  BAR(b));\n",
+            "static SSL_CTX *ctx;\nSSL_CTX const *c;\n",
+            "#define X(a) \\\n  FOO(a)\nint y;\n",
+            "/* FOO(x) */\nint z;\n",
+            "int FILE_MAX = 3;\n",
+            "struct GUID guid_from(int x) { return g; }\nstruct FOO bar;\n",
+        ] {
+            assert_eq!(blanked(kept), kept);
+        }
+    }
+}
