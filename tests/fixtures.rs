@@ -144,14 +144,7 @@ fn newer_schema_is_refused() {
 
 #[test]
 fn sql_is_read_only() {
-    let (_dir, root) = common::fixture_copy("py-pkg");
-    let db = root.parent().unwrap().join("index.db");
-    common::run_ok(&[
-        "index",
-        root.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-    ]);
+    let (_dir, root, db) = common::indexed_fixture("py-pkg");
     let out = common::run_ok(&[
         "sql",
         root.to_str().unwrap(),

@@ -125,14 +125,7 @@ fn c_and_cpp_library_matches_readme() {
 /// against a workspace function of the same name.
 #[test]
 fn go_calls_into_external_packages_are_external() {
-    let (_dir, root) = common::fixture_copy("go-mod");
-    let db = root.parent().unwrap().join("index.db");
-    common::run_ok(&[
-        "index",
-        root.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-    ]);
+    let (_dir, _root, db) = common::indexed_fixture("go-mod");
     let conn = common::open_db(&db);
     let external = rows(
         &conn,
@@ -153,14 +146,7 @@ fn go_calls_into_external_packages_are_external() {
 /// is external, `#include ".."` unresolved.
 #[test]
 fn c_headers_languages_and_include_statuses() {
-    let (_dir, root) = common::fixture_copy("c-lib");
-    let db = root.parent().unwrap().join("index.db");
-    common::run_ok(&[
-        "index",
-        root.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-    ]);
+    let (_dir, _root, db) = common::indexed_fixture("c-lib");
     let conn = common::open_db(&db);
     let languages = rows(
         &conn,

@@ -74,6 +74,20 @@ pub fn fixture_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
+/// A fresh copy of `fixtures/NAME`, indexed into `index.db` beside it: (temp dir,
+/// root, database).
+pub fn indexed_fixture(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let (dir, root) = fixture_copy(name);
+    let db = root.parent().unwrap().join("index.db");
+    run_ok(&[
+        "index",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    (dir, root, db)
+}
+
 /// Opens the index database read-only.
 pub fn open_db(db: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap()
