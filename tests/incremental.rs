@@ -228,3 +228,58 @@ fn full_rebuild_gives_identical_rows() {
     assert_eq!(r["filesParsed"], 4);
     assert_eq!(dump(&db), before);
 }
+
+/// A build from nothing runs without foreign-key checks (every id is its own); the rows
+/// must still satisfy every key, and each pooled connection must have enforcement back
+/// on afterwards, or a later incremental run would leave orphans instead of cascading.
+#[test]
+fn build_from_nothing_keeps_keys_and_switches_enforcement_back_on() {
+    use constellation::index::{index, IndexOptions};
+    use constellation::store::Store;
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("w");
+    sample(&root);
+    let store = Store::open(&dir.path().join("i.db")).unwrap();
+    let check = |store: &Store| {
+        // Every connection the pool can hand out at once (max 8).
+        let conns: Vec<_> = (0..8).map(|_| store.conn().unwrap()).collect();
+        for conn in &conns {
+            let on: i64 = conn
+                .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(on, 1, "foreign keys left off on a pooled connection");
+        }
+        let violations: i64 = conns[0]
+            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(violations, 0);
+    };
+    for full in [false, true] {
+        let opts = IndexOptions {
+            full,
+            ..IndexOptions::default()
+        };
+        let report = index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(report.files_parsed, 4);
+        check(&store);
+    }
+    // An incremental removal cascades from the file to its nodes, references and edges.
+    std::fs::remove_file(root.join("pkg/b.py")).unwrap();
+    let report = index(&store, &root, &IndexOptions::default(), &|_| {}).unwrap();
+    assert_eq!(report.files_removed, 1);
+    check(&store);
+    let conn = store.conn().unwrap();
+    let left: i64 = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM nodes WHERE name = 'beta')
+                  + (SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id
+                     WHERE f.path = 'pkg/b.py')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0);
+}

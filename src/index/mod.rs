@@ -271,14 +271,16 @@ pub fn index(
         return Ok(report);
     }
 
+    // Building from nothing: load without secondary indexes (built at the end) and
+    // without foreign-key checks (every id is assigned by this run, parents first).
+    let fresh = opts.full || stored.is_empty();
+    let mut conn = ForeignKeysOff::new(&mut conn, fresh)?;
     let tx = IndexTx::begin(&mut conn)?;
     let old_generation = tx.generation()?;
     let generation = old_generation + 1;
     if opts.full {
         tx.clear_all()?;
     }
-    // Building from nothing: load without secondary indexes, build them at the end.
-    let fresh = opts.full || stored.is_empty();
     let suspended = if fresh {
         tx.suspend_indexes()?
     } else {
@@ -336,7 +338,8 @@ pub fn index(
                     &mut report,
                     &mut new_refs,
                     &mut reresolve,
-                    &mut names,
+                    // A build from nothing has no older reference to resolve again.
+                    (!fresh).then_some(&mut names),
                     &mut paths_changed,
                 );
                 if written.is_err() {
@@ -371,10 +374,14 @@ pub fn index(
         names.clear();
         recheck_imports = false;
     }
+    let t = Instant::now();
     let mut resolver = resolve::Resolver::new(&tx, root, fresh)?;
+    tracing::debug!("resolver loaded in {} ms", t.elapsed().as_millis());
     report.refs_resolved =
         resolver.run(&tx, new_refs, &reresolve, &names, recheck_imports, progress)?;
+    let t = Instant::now();
     tx.restore_indexes(&suspended)?;
+    tracing::debug!("indexes rebuilt in {} ms", t.elapsed().as_millis());
     report.resolve_ms = started.elapsed().as_millis() as u64 - walk_ms - report.parse_ms;
     tracing::info!(
         "resolved {} references in {} ms",
@@ -406,6 +413,52 @@ pub fn index(
     Ok(report)
 }
 
+/// Foreign-key enforcement switched off on a connection for the life of the guard, when
+/// `off` is true; switched back on when the guard drops (after the run's transaction has
+/// ended, since SQLite ignores the pragma inside a transaction).
+///
+/// A build from nothing inserts about one million rows whose parents always exist
+/// (files, then their nodes, then references and edges between nodes of this run);
+/// checking each of their foreign keys costs a parent lookup per key. The cascades
+/// the keys declare are not needed either: `clear_all` deletes children first.
+/// `tests/` checks `PRAGMA foreign_key_check` after such a build.
+struct ForeignKeysOff<'c> {
+    conn: &'c mut rusqlite::Connection,
+    off: bool,
+}
+
+impl<'c> ForeignKeysOff<'c> {
+    fn new(conn: &'c mut rusqlite::Connection, off: bool) -> Result<Self, IndexError> {
+        if off {
+            conn.execute_batch("PRAGMA foreign_keys = OFF")?;
+        }
+        Ok(ForeignKeysOff { conn, off })
+    }
+}
+
+impl std::ops::Deref for ForeignKeysOff<'_> {
+    type Target = rusqlite::Connection;
+    fn deref(&self) -> &rusqlite::Connection {
+        self.conn
+    }
+}
+
+impl std::ops::DerefMut for ForeignKeysOff<'_> {
+    fn deref_mut(&mut self) -> &mut rusqlite::Connection {
+        self.conn
+    }
+}
+
+impl Drop for ForeignKeysOff<'_> {
+    fn drop(&mut self) {
+        if self.off {
+            if let Err(e) = self.conn.execute_batch("PRAGMA foreign_keys = ON") {
+                tracing::warn!("could not switch foreign keys back on: {e}");
+            }
+        }
+    }
+}
+
 /// Writes what reading one file produced.
 #[allow(clippy::too_many_arguments)]
 fn write_outcome(
@@ -417,7 +470,7 @@ fn write_outcome(
     report: &mut IndexReport,
     pending: &mut Vec<Ref>,
     reresolve: &mut BTreeSet<i64>,
-    names: &mut BTreeSet<String>,
+    mut names: Option<&mut BTreeSet<String>>,
     paths_changed: &mut bool,
 ) -> Result<(), IndexError> {
     let content = match outcome {
@@ -432,7 +485,9 @@ fn write_outcome(
             if let Some(p) = prev {
                 reresolve_behind_barrel(tx, p.id, false, reresolve)?;
                 reresolve.extend(tx.refs_into_file(p.id)?);
-                names.extend(tx.symbol_names(p.id)?);
+                if let Some(names) = names.as_deref_mut() {
+                    names.extend(tx.symbol_names(p.id)?);
+                }
                 tx.delete_file(p.id)?;
                 report.files_removed += 1;
                 *paths_changed = true;
@@ -450,7 +505,9 @@ fn write_outcome(
         });
         reresolve_behind_barrel(tx, p.id, reexports, reresolve)?;
         reresolve.extend(tx.refs_into_file(p.id)?);
-        names.extend(tx.symbol_names(p.id)?);
+        if let Some(names) = names.as_deref_mut() {
+            names.extend(tx.symbol_names(p.id)?);
+        }
         tx.delete_file_contents(p.id)?;
     } else {
         *paths_changed = true;
@@ -514,7 +571,9 @@ fn write_outcome(
         })?;
         tx.insert_edge(parent, id, "contains", file_id, None, 1.0, None)?;
         ids.push(id);
-        names.insert(s.name.clone());
+        if let Some(names) = names.as_deref_mut() {
+            names.insert(s.name.clone());
+        }
     }
     for imp in facts.imports {
         let flags = imp.flags();

@@ -434,7 +434,9 @@ impl<'c> IndexTx<'c> {
     pub fn file_node_ids(&self) -> Result<HashMap<i64, i64>, StoreError> {
         let mut stmt = self
             .tx
-            .prepare("SELECT file_id, id FROM nodes WHERE kind = 'file'")?;
+            // File nodes are the nodes without a parent: `nodes_parent` finds them
+            // without reading the whole table.
+            .prepare("SELECT file_id, id FROM nodes WHERE parent_id IS NULL AND kind = 'file'")?;
         let rows = stmt
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<HashMap<i64, i64>>>()?;
@@ -530,14 +532,16 @@ impl<'c> IndexTx<'c> {
             .flatten())
     }
 
-    /// Files that `file_id` imports (resolved import edges).
-    pub fn imported_files(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
+    /// Files that the file whose `file` node is `file_node` imports (resolved import
+    /// edges: they start at the file node, so `edges_src` finds them without reading the
+    /// file's other edges).
+    pub fn imported_files(&self, file_node: i64) -> Result<Vec<i64>, StoreError> {
         let mut stmt = self.tx.prepare_cached(
             "SELECT DISTINCT d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
-             WHERE e.kind = 'imports' AND e.file_id = ?1",
+             WHERE e.src_id = ?1 AND e.kind = 'imports'",
         )?;
         let rows = stmt
-            .query_map([file_id], |r| r.get(0))?
+            .query_map([file_node], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<i64>>>()?;
         Ok(rows)
     }
@@ -634,16 +638,17 @@ impl<'c> IndexTx<'c> {
             .query_row([file_id], |r| r.get(0))?)
     }
 
-    /// Files `file_id` re-exports: the files its `export ... from` references resolve
-    /// to, and the files a Python `__init__` imports names from.
-    pub fn reexported_files(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
+    /// Files that the file whose `file` node is `file_node` re-exports: the files its
+    /// `export ... from` references resolve to, and the files a Python `__init__`
+    /// imports names from.
+    pub fn reexported_files(&self, file_node: i64) -> Result<Vec<i64>, StoreError> {
         let mut stmt = self.tx.prepare_cached(&format!(
             "SELECT DISTINCT d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
              JOIN refs r ON r.id = e.ref_id JOIN files f ON f.id = e.file_id
-             WHERE e.kind = 'imports' AND e.file_id = ?1 AND {REEXPORT_EDGE}"
+             WHERE e.src_id = ?1 AND e.kind = 'imports' AND {REEXPORT_EDGE}"
         ))?;
         let rows = stmt
-            .query_map([file_id], |r| r.get(0))?
+            .query_map([file_node], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<i64>>>()?;
         Ok(rows)
     }
