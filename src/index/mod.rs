@@ -374,11 +374,14 @@ pub fn index(
         names.clear();
         recheck_imports = false;
     }
-    let t = Instant::now();
-    let mut resolver = resolve::Resolver::new(&tx, root, fresh)?;
-    tracing::debug!("resolver loaded in {} ms", t.elapsed().as_millis());
-    report.refs_resolved =
-        resolver.run(&tx, new_refs, &reresolve, &names, recheck_imports, progress)?;
+    // A run that only records itself (nothing parsed or removed) resolves nothing.
+    if !(new_refs.is_empty() && reresolve.is_empty() && names.is_empty() && !recheck_imports) {
+        let t = Instant::now();
+        let mut resolver = resolve::Resolver::new(&tx, root, fresh)?;
+        tracing::debug!("resolver loaded in {} ms", t.elapsed().as_millis());
+        report.refs_resolved =
+            resolver.run(&tx, new_refs, &reresolve, &names, recheck_imports, progress)?;
+    }
     let t = Instant::now();
     tx.restore_indexes(&suspended)?;
     tracing::debug!("indexes rebuilt in {} ms", t.elapsed().as_millis());

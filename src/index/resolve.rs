@@ -163,7 +163,11 @@ impl NameDefs {
 pub struct Resolver {
     modules: Modules,
     paths: HashMap<i64, String>,
+    /// File → its `file` node: every file's once [`Resolver::load_file_nodes`] ran
+    /// (`all_file_nodes`), else those looked up so far by node key. An incremental run
+    /// touching a few files needs a few of the thousands.
     file_nodes: HashMap<i64, i64>,
+    all_file_nodes: bool,
     defs: HashMap<String, Arc<NameDefs>>,
     bulk: bool,
     imports: HashMap<i64, Arc<[i64]>>,
@@ -228,7 +232,12 @@ impl Resolver {
         Ok(Resolver {
             modules,
             paths: files.into_iter().collect(),
-            file_nodes: tx.file_node_ids()?,
+            file_nodes: if fresh {
+                tx.file_node_ids()?
+            } else {
+                HashMap::new()
+            },
+            all_file_nodes: fresh,
             defs: HashMap::new(),
             bulk: false,
             imports: HashMap::new(),
@@ -278,12 +287,13 @@ impl Resolver {
             }
         }
         if recheck_imports {
+            self.load_file_nodes(tx)?;
             let mut moved_files = BTreeSet::new();
             for (r, status, mut dsts) in tx.imports_with_targets()? {
                 if old.contains_key(&r.id) {
                     continue;
                 }
-                let outcome = self.resolve_import(&r);
+                let outcome = self.resolve_import(tx, &r)?;
                 let mut now: Vec<i64> = outcome.edges.iter().map(|(n, _)| *n).collect();
                 now.sort_unstable();
                 dsts.dedup();
@@ -299,6 +309,9 @@ impl Resolver {
             }
         }
         let total = new.len() + old.len();
+        if total > BULK_THRESHOLD {
+            self.load_file_nodes(tx)?;
+        }
         tracing::debug!(
             "resolve: {} older references to resolve again, found in {} ms",
             old.len(),
@@ -322,7 +335,7 @@ impl Resolver {
 
         let t = std::time::Instant::now();
         for (r, is_new) in merge_by_id(&new[..new_split], &old[..old_split]) {
-            let outcome = self.resolve_import(r);
+            let outcome = self.resolve_import(tx, r)?;
             self.write(tx, r, is_new, "imports", outcome)?;
         }
         tracing::debug!(
@@ -397,9 +410,36 @@ impl Resolver {
         Ok(())
     }
 
-    fn resolve_import(&mut self, r: &Ref) -> Outcome {
+    /// Loads the `file` node of every file (once).
+    fn load_file_nodes(&mut self, tx: &IndexTx<'_>) -> Result<(), IndexError> {
+        if !self.all_file_nodes {
+            self.file_nodes = tx.file_node_ids()?;
+            self.all_file_nodes = true;
+        }
+        Ok(())
+    }
+
+    /// The `file` node of a file, if it has one.
+    fn file_node(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Option<i64>, IndexError> {
+        if let Some(&node) = self.file_nodes.get(&file_id) {
+            return Ok(Some(node));
+        }
+        if self.all_file_nodes {
+            return Ok(None);
+        }
+        let Some(path) = self.paths.get(&file_id) else {
+            return Ok(None);
+        };
+        let node = tx.node_id_by_key(&super::file_key(path))?;
+        if let Some(node) = node {
+            self.file_nodes.insert(file_id, node);
+        }
+        Ok(node)
+    }
+
+    fn resolve_import(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
         let Some(path) = self.paths.get(&r.file_id) else {
-            return Outcome::status("unresolved", 0);
+            return Ok(Outcome::status("unresolved", 0));
         };
         let form = r.form.unwrap_or("import");
         let target = match Language::from_path(path) {
@@ -436,14 +476,15 @@ impl Resolver {
             }
             _ => Target::Unresolved,
         };
-        match target {
+        Ok(match target {
             Target::Files(files) => {
+                let mut edges: Vec<(i64, f64)> = Vec::with_capacity(files.len());
                 // A file importing itself is no dependency.
-                let edges: Vec<(i64, f64)> = files
-                    .into_iter()
-                    .filter(|&f| f != r.file_id)
-                    .filter_map(|f| self.file_nodes.get(&f).map(|&n| (n, 1.0)))
-                    .collect();
+                for f in files.into_iter().filter(|&f| f != r.file_id) {
+                    if let Some(node) = self.file_node(tx, f)? {
+                        edges.push((node, 1.0));
+                    }
+                }
                 Outcome {
                     status: "resolved",
                     candidates: edges.len(),
@@ -452,7 +493,7 @@ impl Resolver {
             }
             Target::External => Outcome::status("external", 0),
             Target::Unresolved => Outcome::status("unresolved", 0),
-        }
+        })
     }
 
     /// Remembers a Go import of this run for `pkg.F()` calls (builds from nothing only;
@@ -557,8 +598,8 @@ impl Resolver {
         let i: Arc<[i64]> = if self.bulk {
             Arc::from(Vec::new())
         } else {
-            match self.file_nodes.get(&file_id) {
-                Some(&node) => Arc::from(tx.imported_files(node)?),
+            match self.file_node(tx, file_id)? {
+                Some(node) => Arc::from(tx.imported_files(node)?),
                 None => Arc::from(Vec::new()),
             }
         };
@@ -601,8 +642,8 @@ impl Resolver {
         let r: Arc<[i64]> = if self.bulk {
             Arc::from(Vec::new())
         } else {
-            match self.file_nodes.get(&file_id) {
-                Some(&node) => Arc::from(tx.reexported_files(node)?),
+            match self.file_node(tx, file_id)? {
+                Some(node) => Arc::from(tx.reexported_files(node)?),
                 None => Arc::from(Vec::new()),
             }
         };

@@ -430,6 +430,16 @@ impl<'c> IndexTx<'c> {
         Ok(rows)
     }
 
+    /// The id of the node with this key (`file:PATH` for a file's `file` node), read
+    /// from the key's unique index alone.
+    pub fn node_id_by_key(&self, key: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT id FROM nodes WHERE key = ?1")?
+            .query_row([key], |r| r.get(0))
+            .optional()?)
+    }
+
     /// The id of a file's `file` node.
     pub fn file_node_ids(&self) -> Result<HashMap<i64, i64>, StoreError> {
         let mut stmt = self
