@@ -164,8 +164,9 @@ pub struct Resolver {
     modules: Modules,
     paths: HashMap<i64, String>,
     /// File → its `file` node: every file's once [`Resolver::load_file_nodes`] ran
-    /// (`all_file_nodes`), else those looked up so far by node key. An incremental run
-    /// touching a few files needs a few of the thousands.
+    /// (`all_file_nodes`: a bulk resolution or an import re-check), else those looked up
+    /// so far by node key. An incremental run touching a few files needs a few of the
+    /// thousands.
     file_nodes: HashMap<i64, i64>,
     all_file_nodes: bool,
     defs: HashMap<String, Arc<NameDefs>>,
@@ -232,12 +233,8 @@ impl Resolver {
         Ok(Resolver {
             modules,
             paths: files.into_iter().collect(),
-            file_nodes: if fresh {
-                tx.file_node_ids()?
-            } else {
-                HashMap::new()
-            },
-            all_file_nodes: fresh,
+            file_nodes: HashMap::new(),
+            all_file_nodes: false,
             defs: HashMap::new(),
             bulk: false,
             imports: HashMap::new(),
