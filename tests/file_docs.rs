@@ -297,6 +297,7 @@ fn folder_info_roles_edges_and_report() {
     assert_eq!(
         st["callsIn"],
         json!([
+            {"from": "app.py::main", "to": "geo/shapes.py::Circle"},
             {"from": "app.py::main", "to": "geo/shapes.py::Circle::area"},
             {"from": "app.py::main", "to": "geo/shapes.py::square"}
         ])
@@ -326,7 +327,7 @@ fn folder_info_roles_edges_and_report() {
     assert_eq!(
         md,
         "# FOLDER: geo\n\n## Overview\n\nGeometry.\n\n**Inputs**: Lengths.\n**Outputs**: Circle, square.\n\
-         **Connections**: imported by 1 files outside, imports 0 outside; 2 calls in, 0 calls out (from the index)\n\n\
+         **Connections**: imported by 1 files outside, imports 0 outside; 3 calls in, 0 calls out (from the index)\n\n\
          ---\n\n## Architecture\n\nshapes uses units.\n\n---\n\n## Key Files\n\n- **shapes.py**: Shapes.\n- **geo/units.py**: Units.\n\n\
          ---\n\n## Files\n\n| file | role | functions | classes |\n| --- | --- | --- | --- |\n\
          | `geo/__init__.py` | entry point | 0 | 0 |\n| `geo/shapes.py` | public interface | 4 | 1 |\n| `geo/units.py` | internal module | 1 | 0 |\n"
@@ -454,6 +455,7 @@ fn query_index_reads_and_refuses_writes() {
         json!([
             ["Circle::area", "circle_area", 21],
             ["circle_area", "square", 13],
+            ["main", "Circle", 7],
             ["main", "Circle::area", 8],
             ["main", "square", 8]
         ])

@@ -181,7 +181,7 @@ fn added_file_resolves_earlier_unresolved_references() {
     write(
         &root,
         "main.py",
-        "import helper\n\ndef main():\n    return assist()\n",
+        "from helper import assist\n\ndef main():\n    return assist()\n",
     );
     let db = dir.path().join("i.db");
     index_json(&root, &db, &[]);

@@ -90,13 +90,13 @@ fn check(name: &str) {
     assert_eq!(imports, block(&readme, "imports"), "{name}: import edges");
     let calls = rows(
         &conn,
-        "SELECT caller_path, line, caller, callee_path, callee, confidence FROM call_edges
+        "SELECT caller_path, line, caller, callee_path, callee, provenance FROM call_edges
          ORDER BY 1, 2, 3, 5",
     );
     assert_eq!(calls, block(&readme, "calls"), "{name}: call edges");
     let bases = rows(
         &conn,
-        "SELECT sf.path, s.qualified_name, e.kind, df.path, d.qualified_name, e.confidence
+        "SELECT sf.path, s.qualified_name, e.kind, df.path, d.qualified_name, e.provenance
          FROM edges e
          JOIN nodes s ON s.id = e.src_id JOIN files sf ON sf.id = s.file_id
          JOIN nodes d ON d.id = e.dst_id JOIN files df ON df.id = d.file_id
@@ -191,7 +191,7 @@ fn go_qualified_calls_resolve_the_same_after_an_edit() {
     let conn = common::open_db(&db);
     let calls = rows(
         &conn,
-        "SELECT caller_path, line, caller, callee_path, callee, confidence FROM call_edges
+        "SELECT caller_path, line, caller, callee_path, callee, provenance FROM call_edges
          ORDER BY 1, 2, 3, 5",
     );
     assert_eq!(calls, block(&readme, "calls"));

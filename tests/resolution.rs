@@ -49,12 +49,12 @@ fn unresolved(conn: &rusqlite::Connection) -> Vec<String> {
     )
 }
 
-/// `caller_path:line caller -> callee_path callee confidence`.
+/// `caller_path:line caller -> callee_path callee provenance` (the rule that resolved it).
 fn calls(conn: &rusqlite::Connection) -> Vec<String> {
     strings(
         conn,
         "SELECT caller_path || ':' || line || ' ' || caller || ' -> ' || callee_path || ' ' ||
-                callee || ' ' || confidence
+                callee || ' ' || provenance
          FROM call_edges ORDER BY caller_path, line, callee_path, callee",
     )
 }

@@ -6,11 +6,15 @@
 //! relative to the root. New rows get ids in path order and document order, so two
 //! from-scratch runs over one tree give identical ids whatever the thread timing.
 
+mod interface;
 mod jsconfig;
 mod modules;
 mod resolve;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use resolve::Changes;
+pub use resolve::Rule;
+
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -288,15 +292,12 @@ pub fn index(
     };
     // References of re-parsed files: inserted after resolution, with their status.
     let mut new_refs: Vec<Ref> = Vec::new();
-    let mut reresolve: BTreeSet<i64> = BTreeSet::new();
-    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut changes = Changes::default();
     let mut paths_changed = opts.full;
 
     for gone in &removed {
         if !opts.full {
-            reresolve_behind_barrel(&tx, gone.id, false, &mut reresolve)?;
-            reresolve.extend(tx.refs_into_file(gone.id)?);
-            names.extend(tx.symbol_names(gone.id)?);
+            changes.remove(&tx, gone)?;
             tx.delete_file(gone.id)?;
         }
         report.files_removed += 1;
@@ -337,9 +338,7 @@ pub fn index(
                     generation,
                     &mut report,
                     &mut new_refs,
-                    &mut reresolve,
-                    // A build from nothing has no older reference to resolve again.
-                    (!fresh).then_some(&mut names),
+                    &mut changes,
                     &mut paths_changed,
                 );
                 if written.is_err() {
@@ -370,17 +369,15 @@ pub fn index(
     let mut recheck_imports = paths_changed || configs_moved;
     if fresh {
         // Nothing older than this run exists to re-resolve.
-        reresolve.clear();
-        names.clear();
+        changes = Changes::default();
         recheck_imports = false;
     }
     // A run that only records itself (nothing parsed or removed) resolves nothing.
-    if !(new_refs.is_empty() && reresolve.is_empty() && names.is_empty() && !recheck_imports) {
+    if !(new_refs.is_empty() && changes.is_empty() && !recheck_imports) {
         let t = Instant::now();
         let mut resolver = resolve::Resolver::new(&tx, root, fresh)?;
         tracing::debug!("resolver loaded in {} ms", t.elapsed().as_millis());
-        report.refs_resolved =
-            resolver.run(&tx, new_refs, &reresolve, &names, recheck_imports, progress)?;
+        report.refs_resolved = resolver.run(&tx, new_refs, &changes, recheck_imports, progress)?;
     }
     let t = Instant::now();
     tx.restore_indexes(&suspended)?;
@@ -462,6 +459,22 @@ impl Drop for ForeignKeysOff<'_> {
     }
 }
 
+impl Changes {
+    fn is_empty(&self) -> bool {
+        self.reresolve.is_empty() && self.interface_changed.is_empty() && self.names.is_empty()
+    }
+
+    /// A file is about to be removed: every reference into it (imports included: its
+    /// file node goes too) is resolved again.
+    fn remove(&mut self, tx: &IndexTx<'_>, gone: &StoredFile) -> Result<(), IndexError> {
+        self.reresolve.extend(tx.refs_into_file(gone.id)?);
+        if gone.language.as_deref() == Some("rust") {
+            self.names.extend(tx.symbol_names(gone.id)?);
+        }
+        Ok(())
+    }
+}
+
 /// Writes what reading one file produced.
 #[allow(clippy::too_many_arguments)]
 fn write_outcome(
@@ -472,8 +485,7 @@ fn write_outcome(
     generation: i64,
     report: &mut IndexReport,
     pending: &mut Vec<Ref>,
-    reresolve: &mut BTreeSet<i64>,
-    mut names: Option<&mut BTreeSet<String>>,
+    changes: &mut Changes,
     paths_changed: &mut bool,
 ) -> Result<(), IndexError> {
     let content = match outcome {
@@ -486,11 +498,7 @@ fn write_outcome(
         }
         Outcome::Vanished => {
             if let Some(p) = prev {
-                reresolve_behind_barrel(tx, p.id, false, reresolve)?;
-                reresolve.extend(tx.refs_into_file(p.id)?);
-                if let Some(names) = names.as_deref_mut() {
-                    names.extend(tx.symbol_names(p.id)?);
-                }
+                changes.remove(tx, p)?;
                 tx.delete_file(p.id)?;
                 report.files_removed += 1;
                 *paths_changed = true;
@@ -500,18 +508,23 @@ fn write_outcome(
         Outcome::Content(c) => c,
     };
     report.files_parsed += 1;
+    let interface = content.facts.as_ref().map(interface::digest);
+    let mut kept_node = None;
     if let Some(p) = prev {
-        let reexports = content.facts.as_ref().is_some_and(|f| {
-            f.imports
-                .iter()
-                .any(|i| i.kind == lang::ImportKind::ReExport)
-        });
-        reresolve_behind_barrel(tx, p.id, reexports, reresolve)?;
-        reresolve.extend(tx.refs_into_file(p.id)?);
-        if let Some(names) = names.as_deref_mut() {
-            names.extend(tx.symbol_names(p.id)?);
+        changes.reresolve.extend(tx.refs_into_symbols(p.id)?);
+        if p.interface != interface {
+            changes.interface_changed.insert(p.id);
+            let rust = |language: Option<&str>| language == Some("rust");
+            if rust(p.language.as_deref()) || rust(content.language.map(Language::name)) {
+                changes.names.extend(tx.symbol_names(p.id)?);
+                if let Some(facts) = &content.facts {
+                    changes
+                        .names
+                        .extend(facts.symbols.iter().map(|s| s.name.clone()));
+                }
+            }
         }
-        tx.delete_file_contents(p.id)?;
+        kept_node = tx.clear_file_symbols(p.id)?;
     } else {
         *paths_changed = true;
     }
@@ -525,23 +538,31 @@ fn write_outcome(
             digest: content.digest.as_deref(),
             status: content.status,
             detail: content.detail.as_deref(),
+            interface: interface.as_deref(),
         },
         generation,
     )?;
     let file_key = file_key(&w.path);
-    let file_node = tx.insert_node(&NodeRecord {
-        key: &file_key,
-        file_id,
-        kind: "file",
-        name: &w.path,
-        qualified_name: &w.path,
-        signature: None,
-        start_line: 1,
-        end_line: content.lines.max(1),
-        start_byte: 0,
-        end_byte: w.size as u32,
-        parent_id: None,
-    })?;
+    let end_line = content.lines.max(1);
+    let file_node = match kept_node {
+        Some(node) => {
+            tx.update_file_node(node, end_line, w.size as u32)?;
+            node
+        }
+        None => tx.insert_node(&NodeRecord {
+            key: &file_key,
+            file_id,
+            kind: "file",
+            name: &w.path,
+            qualified_name: &w.path,
+            signature: None,
+            start_line: 1,
+            end_line,
+            start_byte: 0,
+            end_byte: w.size as u32,
+            parent_id: None,
+        })?,
+    };
     let Some(facts) = content.facts else {
         return Ok(());
     };
@@ -572,76 +593,70 @@ fn write_outcome(
             end_byte: s.end_byte,
             parent_id: Some(parent),
         })?;
-        tx.insert_edge(parent, id, "contains", file_id, None, 1.0, None)?;
+        tx.insert_edge(parent, id, "contains", file_id, None, 1.0, "syntax", None)?;
         ids.push(id);
-        if let Some(names) = names.as_deref_mut() {
-            names.insert(s.name.clone());
-        }
     }
+    let reference = |tx: &IndexTx<'_>, src_id: i64, kind: &'static str, name: String| Ref {
+        id: tx.alloc_ref_id(),
+        file_id,
+        src_id,
+        kind,
+        form: None,
+        name,
+        qualifier: None,
+        line: 0,
+        col: 0,
+        receiver_type: None,
+        bindings: None,
+        flags: 0,
+    };
     for imp in facts.imports {
         let flags = imp.flags();
         pending.push(Ref {
-            id: tx.alloc_ref_id(),
-            file_id,
-            src_id: file_node,
-            kind: "import",
             form: Some(imp.kind.name()),
-            name: imp.specifier,
             qualifier: (!imp.names.is_empty()).then(|| imp.names.join(",")),
             line: imp.line,
+            bindings: lang::ImportBinding::encode(&imp.bindings),
             flags,
+            ..reference(tx, file_node, "import", imp.specifier)
         });
     }
     for call in facts.calls {
+        let flags = call.flags();
+        let src_id = call
+            .enclosing
+            .and_then(|i| ids.get(i).copied())
+            .unwrap_or(file_node);
         pending.push(Ref {
-            id: tx.alloc_ref_id(),
-            file_id,
-            src_id: call
-                .enclosing
-                .and_then(|i| ids.get(i).copied())
-                .unwrap_or(file_node),
-            kind: "call",
-            form: None,
-            name: call.name,
             qualifier: call.qualifier,
             line: call.line,
-            flags: 0,
+            col: call.column,
+            receiver_type: call.receiver_type,
+            flags,
+            ..reference(tx, src_id, "call", call.name)
         });
     }
     for inh in facts.inherits {
         let Some(&src) = ids.get(inh.symbol) else {
             continue;
         };
+        let kind = if inh.implements {
+            "implement"
+        } else {
+            "inherit"
+        };
         pending.push(Ref {
-            id: tx.alloc_ref_id(),
-            file_id,
-            src_id: src,
-            kind: if inh.implements {
-                "implement"
-            } else {
-                "inherit"
-            },
-            form: None,
-            name: inh.name,
-            qualifier: None,
+            qualifier: inh.qualifier,
             line: inh.line,
-            flags: 0,
+            ..reference(tx, src, kind, inh.name)
         });
     }
-    Ok(())
-}
-
-/// When `file_id` re-exports (before this run, or `reexports_now`), the call and base
-/// references of the files that import it (through any chain of barrels) are resolved
-/// again: their candidates behind the barrel may change. Call before its rows go.
-fn reresolve_behind_barrel(
-    tx: &IndexTx<'_>,
-    file_id: i64,
-    reexports_now: bool,
-    reresolve: &mut BTreeSet<i64>,
-) -> Result<(), IndexError> {
-    if reexports_now || tx.is_reexporter(file_id)? {
-        reresolve.extend(tx.name_refs_of_importers(file_id)?.iter().map(|r| r.id));
+    for export in facts.exports {
+        pending.push(Ref {
+            qualifier: Some(export.local),
+            line: export.line,
+            ..reference(tx, file_node, "export", export.name)
+        });
     }
     Ok(())
 }

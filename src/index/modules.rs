@@ -352,12 +352,54 @@ impl Modules {
         specifier: &str,
         names: &[&str],
     ) -> Target {
+        self.python_lookup(from_file, from_path, specifier, |base, home| {
+            self.py_from_base(base, names, from_path, home)
+        })
+    }
+
+    /// The one module a Python specifier names exactly, seen from `from_file`
+    /// (`from SPEC import x` looks `x` up in it; `import SPEC as y` binds it):
+    /// `Files([id])`, `External` when its first segment is no module of the workspace,
+    /// else `Unresolved`. Unlike [`Modules::resolve_python`], no shorter prefix stands
+    /// in for a missing module.
+    pub fn python_module(&self, from_file: i64, from_path: &str, specifier: &str) -> Target {
+        self.python_lookup(from_file, from_path, specifier, |base, home| {
+            match self.py_module(&base, from_path, home) {
+                Some(id) if !base.is_empty() => Target::Files(vec![id]),
+                _ => Target::Unresolved,
+            }
+        })
+    }
+
+    /// The submodule `name` of the Python package whose `__init__` is `package` (at
+    /// `path`)
+    /// (`pkg/__init__.py` and `x` give `pkg/x.py` or `pkg/x/__init__.py`); `None`
+    /// when `package` is no package or has no such submodule.
+    pub fn python_submodule(&self, package: i64, path: &str, name: &str) -> Option<i64> {
+        let names = self.py_names.get(&package)?;
+        let own = names.first()?;
+        let is_init = path.ends_with("__init__.py") || path.ends_with("__init__.pyi");
+        if !is_init {
+            return None;
+        }
+        self.py_module(&format!("{}.{name}", own.name), path, names)
+    }
+
+    /// Resolves `specifier` (leading dots for relative imports) with `base_lookup`
+    /// applied to each absolute module name it may stand for.
+    fn python_lookup(
+        &self,
+        from_file: i64,
+        from_path: &str,
+        specifier: &str,
+        base_lookup: impl Fn(String, &[PyName]) -> Target,
+    ) -> Target {
         let level = specifier.chars().take_while(|&c| c == '.').count();
         let rest = &specifier[level..];
         let empty = Vec::new();
         let home = self.py_names.get(&from_file).unwrap_or(&empty);
         if level == 0 {
-            let target = self.py_from_base(rest.to_string(), names, from_path, home);
+            let target = base_lookup(rest.to_string(), home);
             // Unresolved only when a file of the workspace is that top-level module; a
             // name that is nobody's, or only a namespace directory here (other portions
             // may be installed), is external.
@@ -389,7 +431,7 @@ impl Modules {
                 }
                 base.push_str(rest);
             }
-            let target = self.py_from_base(base, names, from_path, home);
+            let target = base_lookup(base, home);
             if matches!(target, Target::Files(_)) {
                 return target;
             }

@@ -1,31 +1,22 @@
-//! Resolution: references (imports, calls, base names) to edges.
+//! Resolution: references (imports, base names, calls, exports) to edges.
 //!
-//! Imports go to files through [`Modules`]. Calls and base names are resolved by name,
-//! scoped by the caller's imports (SPEC §4), with a confidence on the edge:
+//! Imports go to files through [`Modules`] (provenance `specifier`, confidence 1.0).
+//! Base names and calls go to definitions by rules that follow the language's own
+//! scoping; each edge records the rule (`edges.provenance`, see [`Rule`]) and that
+//! rule's measured precision as its confidence. The rules per language family live in
+//! the submodules (`python.rs`; `legacy.rs` for the families not yet moved to their
+//! own rules). Nothing is guessed from a name alone: a reference no rule resolves is
+//! `unresolved` (or `external`, `ambiguous`) and keeps no edge; the view
+//! `possible_calls` lists the definitions that merely share its name.
 //!
-//! | rule (first that applies)                                   | confidence |
-//! |-------------------------------------------------------------|-----------:|
-//! | one definition in the caller's own file (`self.f()` prefers the caller's class) | 0.95 |
-//! | one definition in the files in scope of the caller's file (below) | 0.80 |
-//! | none there: one definition in the files those re-export (barrels, `__init__`) | 0.80 |
-//! | one definition of that name in the whole workspace           | 0.50 |
-//!
-//! The files in scope of a file: the files it imports; for Go and Java also the other
-//! files of its package (Go: its directory; Java: the directories of its declared
-//! package in every source root), which need no import; for C and C++ also the
-//! source file beside each included header with the same stem (`util.h` → `util.c`),
-//! where the functions it declares are defined.
-//!
-//! Only definitions in files of the caller's language family count (JavaScript,
-//! TypeScript and TSX are one family, C and C++ another): a Java call never resolves
-//! to a C function of the same name.
-//!
-//! A Go call `pkg.F()` whose qualifier is the local name of one of the file's imports
-//! (its alias, else the last element of its path) is looked up in that package's files
-//! only, at 0.80; when that import is external (`fmt.Println`) the call is `external`.
-//!
-//! Several candidates at the first rule that has any → `ambiguous`; none anywhere →
-//! `unresolved`. Nothing is guessed: an ambiguous or unresolved reference keeps no edge.
+//! A run resolves in three phases, because each reads what the one before wrote:
+//! imports (calls and bases follow import bindings), then bases (calls follow the
+//! class hierarchy), then calls and exports.
+
+mod legacy;
+mod python;
+pub mod rules;
+mod symbols;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -34,25 +25,20 @@ use std::sync::Arc;
 use super::modules::{Modules, Target};
 use super::{IndexError, Progress};
 use crate::lang::Language;
-use crate::store::files::{Definition, IndexTx, Ref};
+use crate::store::files::{IndexTx, Ref};
+pub use rules::Rule;
+use symbols::Symbols;
 
-/// Confidence of a call resolved in the caller's own file.
-pub const CONFIDENCE_SAME_FILE: f64 = 0.95;
-/// Confidence of a call resolved in a file the caller's file imports.
-pub const CONFIDENCE_IMPORTED: f64 = 0.8;
-/// Confidence of a call resolved to the only definition of its name.
-pub const CONFIDENCE_GLOBAL: f64 = 0.5;
-
-/// Above this many references, load every definition and import at once instead of
-/// querying per name and per file.
+/// Above this many references, load every definition, import and base at once instead
+/// of querying per name, file and class.
 const BULK_THRESHOLD: usize = 5_000;
 
 /// What resolving one reference gives: its status, the number of candidates, and the
-/// edges to write (`(dst node, confidence)`).
-struct Outcome {
+/// edges to write (`(dst node, rule)`; rule `None` for an import edge).
+pub(super) struct Outcome {
     status: &'static str,
     candidates: usize,
-    edges: Vec<(i64, f64)>,
+    edges: Vec<(i64, Option<Rule>)>,
 }
 
 impl Outcome {
@@ -61,6 +47,15 @@ impl Outcome {
             status,
             candidates,
             edges: Vec::new(),
+        }
+    }
+
+    /// One edge to `dst` found by `rule`.
+    fn edge(dst: i64, rule: Rule) -> Outcome {
+        Outcome {
+            status: "resolved",
+            candidates: 1,
+            edges: vec![(dst, Some(rule))],
         }
     }
 }
@@ -78,7 +73,7 @@ enum GoImport {
 
 /// Which definitions a call may resolve to: languages of one family call each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Family {
+pub(crate) enum Family {
     Rust,
     Python,
     JavaScript,
@@ -129,36 +124,6 @@ fn go_package_name(path: &str) -> &str {
     last.strip_suffix(".go").unwrap_or(last)
 }
 
-/// The definitions of one name, split by language family and by callability (the
-/// filter every reference applies before any rule), each part in id order. Built once
-/// per name, so a reference to a name with thousands of definitions (`get`, `run`)
-/// scans only those of its own family and kind.
-#[derive(Debug, Default)]
-struct NameDefs(Vec<((Family, bool), Vec<Definition>)>);
-
-impl NameDefs {
-    fn new(defs: Vec<Definition>, families: &HashMap<i64, Family>) -> NameDefs {
-        let mut parts: Vec<((Family, bool), Vec<Definition>)> = Vec::new();
-        for d in defs {
-            let family = families.get(&d.file_id).copied().unwrap_or(Family::None);
-            let key = (family, d.callable);
-            match parts.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, list)) => list.push(d),
-                None => parts.push((key, vec![d])),
-            }
-        }
-        NameDefs(parts)
-    }
-
-    /// The definitions in files of `family` that are (or are not) callable.
-    fn get(&self, family: Family, callable: bool) -> &[Definition] {
-        self.0
-            .iter()
-            .find(|(k, _)| *k == (family, callable))
-            .map_or(&[], |(_, list)| list.as_slice())
-    }
-}
-
 /// Resolution state for one run.
 pub struct Resolver {
     modules: Modules,
@@ -169,17 +134,21 @@ pub struct Resolver {
     /// thousands.
     file_nodes: HashMap<i64, i64>,
     all_file_nodes: bool,
-    defs: HashMap<String, Arc<NameDefs>>,
+    /// Definitions, imports, exports, bases and signatures read so far.
+    symbols: Symbols,
+    /// Python: attribute lookups of modules, by (module file, name).
+    py_members: HashMap<(i64, Box<str>), Option<python::Value>>,
+    /// Python: method resolution orders by class node.
+    mros: HashMap<i64, Arc<python::Mro>>,
     bulk: bool,
     imports: HashMap<i64, Arc<[i64]>>,
     /// File → the files it re-exports directly (cache, or all of them in bulk mode).
     reexports: HashMap<i64, Arc<[i64]>>,
     /// File → [`Resolver::behind_barrels`] (cache).
     behind: HashMap<i64, Arc<[i64]>>,
-    parents: HashMap<i64, Option<i64>>,
     /// Language family of every file.
     families: HashMap<i64, Family>,
-    /// Files in scope of a file (see the module docs), sorted; filled on first use.
+    /// Files in scope of a file (see `legacy.rs`), sorted; filled on first use.
     scopes: HashMap<i64, Arc<[i64]>>,
     /// C/C++ header → the source files beside it with the same stem.
     companions: HashMap<i64, Vec<i64>>,
@@ -235,12 +204,13 @@ impl Resolver {
             paths: files.into_iter().collect(),
             file_nodes: HashMap::new(),
             all_file_nodes: false,
-            defs: HashMap::new(),
+            symbols: Symbols::default(),
+            py_members: HashMap::new(),
+            mros: HashMap::new(),
             bulk: false,
             imports: HashMap::new(),
             reexports: HashMap::new(),
             behind: HashMap::new(),
-            parents: HashMap::new(),
             families,
             scopes: HashMap::new(),
             companions,
@@ -250,34 +220,78 @@ impl Resolver {
         })
     }
 
+    /// The family of a file.
+    fn family(&self, file_id: i64) -> Family {
+        self.families.get(&file_id).copied().unwrap_or(Family::None)
+    }
+
+    /// The files whose references may resolve differently when the references of
+    /// `files` change: Go and Java files of the same package (they see each other's
+    /// names without imports), and C/C++ files beside the same header (a header's
+    /// functions are defined in the source file with its stem). Used by the pipeline
+    /// with the files' transitive importers.
+    pub fn package_mates(&mut self, file_id: i64) -> Vec<i64> {
+        let Some(path) = self.paths.get(&file_id).cloned() else {
+            return Vec::new();
+        };
+        let dir = super::modules::parent_dir(&path).to_string();
+        match self.family(file_id) {
+            Family::Go => self.go_dirs.get(&dir).cloned().unwrap_or_default(),
+            Family::Java => self.modules.java_package(&dir),
+            Family::C => self
+                .companions
+                .iter()
+                .filter(|(_, sources)| sources.contains(&file_id))
+                .map(|(header, _)| *header)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Resolves and writes the references of this run:
     /// - `new`: the references of the files this run parsed (inserted here, with their
     ///   status, in id order);
     /// - older references that may resolve differently now: those in `reresolve`
-    ///   (their edges pointed into changed or removed files), call/base references
-    ///   naming one of `names` (defined or undefined by this run), and, when files were
-    ///   added or removed or a resolution config changed (`recheck_imports`), every
-    ///   import whose outcome differs from the stored one when resolved again (checked
-    ///   in memory), with the call/base references of its file (their scope moved).
+    ///   (their edges pointed into changed or removed files, or their files import a
+    ///   file whose interface changed), call/base references naming one of `names`
+    ///   (defined or undefined by this run), and, when files were added or removed or a
+    ///   resolution config changed (`recheck_imports`), every import whose outcome
+    ///   differs from the stored one when resolved again (checked in memory), with the
+    ///   references of its file and of the files that import it (their scope moved).
     ///
-    /// Imports are resolved before calls, since calls are scoped by imports. Returns
-    /// how many references were resolved.
+    /// Imports are resolved first, then bases, then calls and exports. Returns how many
+    /// references were resolved.
     pub fn run(
         &mut self,
         tx: &IndexTx<'_>,
         new: Vec<Ref>,
-        reresolve: &BTreeSet<i64>,
-        names: &BTreeSet<String>,
+        changes: &Changes,
         recheck_imports: bool,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<usize, IndexError> {
+        let Changes {
+            reresolve,
+            interface_changed,
+            names,
+        } = changes;
         let t = std::time::Instant::now();
         let mut old: HashMap<i64, Ref> = HashMap::new();
+        // Older imports resolved again, with what they resolved to before: one whose
+        // outcome moves changes the scope of its file.
+        let mut prior: HashMap<i64, (String, Vec<i64>)> = HashMap::new();
         for &id in reresolve {
             if let Some(r) = tx.ref_by_id(id)? {
+                if r.kind == "import" {
+                    if let Some(outcome) = tx.ref_outcome(id)? {
+                        prior.insert(id, outcome);
+                    }
+                }
                 old.insert(id, r);
             }
         }
+        // Files whose scope changed: the name references of these files and of the
+        // files importing them are resolved again after the imports.
+        let mut moved_files: BTreeSet<i64> = interface_changed.clone();
         for name in names {
             for r in tx.refs_named(name)? {
                 old.insert(r.id, r);
@@ -285,7 +299,6 @@ impl Resolver {
         }
         if recheck_imports {
             self.load_file_nodes(tx)?;
-            let mut moved_files = BTreeSet::new();
             for (r, status, mut dsts) in tx.imports_with_targets()? {
                 if old.contains_key(&r.id) {
                     continue;
@@ -299,16 +312,8 @@ impl Resolver {
                     old.insert(r.id, r);
                 }
             }
-            for file in moved_files {
-                for r in tx.name_refs_of_file(file)? {
-                    old.insert(r.id, r);
-                }
-            }
         }
         let total = new.len() + old.len();
-        if total > BULK_THRESHOLD {
-            self.load_file_nodes(tx)?;
-        }
         tracing::debug!(
             "resolve: {} older references to resolve again, found in {} ms",
             old.len(),
@@ -318,37 +323,49 @@ impl Resolver {
         for id in old.keys() {
             tx.delete_edges_of_ref(*id)?;
         }
-        // Imports first, each part in id order; sorted in place (a build from nothing
+        // Phases in order, each part in id order; sorted in place (a build from nothing
         // holds a few hundred thousand references: no second copy of them).
         let mut new = new;
         let mut old: Vec<Ref> = old.into_values().collect();
         new.sort_unstable_by_key(resolution_order);
         old.sort_unstable_by_key(resolution_order);
-        let is_import = |r: &Ref| r.kind == "import";
-        let (new_split, old_split) = (
-            new.partition_point(is_import),
-            old.partition_point(is_import),
-        );
+        let phase_end = |list: &[Ref], phase: u8| list.partition_point(|r| phase_of(r) <= phase);
+        let (new_imports, old_imports) = (phase_end(&new, 0), phase_end(&old, 0));
+        let (new_bases, old_bases) = (phase_end(&new, 1), phase_end(&old, 1));
 
         let t = std::time::Instant::now();
-        for (r, is_new) in merge_by_id(&new[..new_split], &old[..old_split]) {
+        for (r, is_new) in merge_by_id(&new[..new_imports], &old[..old_imports]) {
             let outcome = self.resolve_import(tx, r)?;
+            if let Some((status, dsts)) = prior.get(&r.id) {
+                let mut now: Vec<i64> = outcome.edges.iter().map(|(n, _)| *n).collect();
+                now.sort_unstable();
+                if outcome.status != status || &now != dsts {
+                    moved_files.insert(r.file_id);
+                }
+            }
             self.write(tx, r, is_new, "imports", outcome)?;
         }
         tracing::debug!(
             "resolve: {} imports in {} ms",
-            new_split + old_split,
+            new_imports + old_imports,
             t.elapsed().as_millis()
         );
+        // The references of the files whose scope moved, and of every file that sees
+        // them through imports (or, in Go, Java and C, through their package).
+        let extra = self.dependents(tx, &moved_files, &old)?;
+        let total = total + extra.len();
+        if !extra.is_empty() {
+            for r in &extra {
+                tx.delete_edges_of_ref(r.id)?;
+            }
+            old.extend(extra);
+            old[old_imports..].sort_unstable_by_key(resolution_order);
+        }
+        self.bulk = total > BULK_THRESHOLD || self.all_imports_in_run;
         let t = std::time::Instant::now();
-        if total > BULK_THRESHOLD {
-            self.bulk = true;
-            let families = &self.families;
-            self.defs = tx
-                .all_definitions()?
-                .into_iter()
-                .map(|(k, v)| (k, Arc::new(NameDefs::new(v, families))))
-                .collect();
+        if self.bulk {
+            self.load_file_nodes(tx)?;
+            self.symbols.load_definitions(tx)?;
             self.imports = tx
                 .all_imported_files()?
                 .into_iter()
@@ -359,24 +376,111 @@ impl Resolver {
                 .into_iter()
                 .map(|(k, v)| (k, Arc::from(v)))
                 .collect();
-            tracing::debug!("resolve: bulk load in {} ms", t.elapsed().as_millis());
         }
+        self.symbols.imports_ready(tx)?;
+        tracing::debug!("resolve: symbols loaded in {} ms", t.elapsed().as_millis());
+
         let t = std::time::Instant::now();
-        for (r, is_new) in merge_by_id(&new[new_split..], &old[old_split..]) {
-            let kind = match r.kind {
-                "call" => "calls",
-                "inherit" => "inherits",
-                _ => "implements",
+        for (r, is_new) in merge_by_id(&new[new_imports..new_bases], &old[old_imports..old_bases]) {
+            let kind = if r.kind == "inherit" {
+                "inherits"
+            } else {
+                "implements"
             };
-            let outcome = self.resolve_name(tx, r)?;
+            let outcome = self.resolve_base(tx, r)?;
             self.write(tx, r, is_new, kind, outcome)?;
+        }
+        self.symbols.bases_ready(tx)?;
+        self.mros.clear();
+        for (r, is_new) in merge_by_id(&new[new_bases..], &old[old_bases..]) {
+            let outcome = match r.kind {
+                "export" => self.resolve_export(tx, r)?,
+                _ => self.resolve_call(tx, r)?,
+            };
+            self.write(tx, r, is_new, "calls", outcome)?;
         }
         tracing::debug!(
             "resolve: {} names in {} ms",
-            total - new_split - old_split,
+            total - new_imports - old_imports,
             t.elapsed().as_millis()
         );
         Ok(total)
+    }
+
+    /// The call, base and export references (not yet in `old`) of the files that see
+    /// `moved` files: the files that import them, directly or through others, and the
+    /// files of the same package (Go, Java) or beside the same header (C, C++).
+    fn dependents(
+        &mut self,
+        tx: &IndexTx<'_>,
+        moved: &BTreeSet<i64>,
+        old: &[Ref],
+    ) -> Result<Vec<Ref>, IndexError> {
+        let mut files: BTreeSet<i64> = BTreeSet::new();
+        for &file in moved {
+            let mut seeds = vec![file];
+            seeds.extend(self.package_mates(file));
+            for seed in seeds {
+                if files.insert(seed) || seed == file {
+                    files.extend(tx.transitive_importers(seed)?);
+                }
+            }
+        }
+        let known: std::collections::HashSet<i64> = old.iter().map(|r| r.id).collect();
+        let mut out = Vec::new();
+        for file in files {
+            for r in tx.name_refs_of_file(file)? {
+                if !known.contains(&r.id) {
+                    out.push(r);
+                }
+            }
+        }
+        if !out.is_empty() {
+            tracing::debug!(
+                "resolve: {} references of files that see {} changed interfaces",
+                out.len(),
+                moved.len()
+            );
+        }
+        Ok(out)
+    }
+
+    /// Resolves a base reference by its file's family.
+    fn resolve_base(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
+        match self.family(r.file_id) {
+            Family::Python => self.python_base(tx, r),
+            _ => self.legacy_name(tx, r),
+        }
+    }
+
+    /// Resolves a call reference by its file's family.
+    fn resolve_call(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
+        match self.family(r.file_id) {
+            Family::Python => self.python_call(tx, r),
+            _ => self.legacy_name(tx, r),
+        }
+    }
+
+    /// An export is resolved when its local name is defined or imported at the top of
+    /// its file; it makes no edge.
+    fn resolve_export(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
+        let local = r.qualifier.as_deref().unwrap_or_default();
+        let file_node = self.file_node(tx, r.file_id)?;
+        let defined = self
+            .symbols
+            .named(tx, local)?
+            .iter()
+            .any(|d| d.file_id == r.file_id && d.parent_id == file_node);
+        let imported = defined
+            || self.symbols.imports_of(tx, r.file_id)?.iter().any(|i| {
+                crate::lang::ImportBinding::decode(i.bindings.as_deref())
+                    .iter()
+                    .any(|b| b.local == local)
+            });
+        Ok(Outcome::status(
+            if imported { "resolved" } else { "unresolved" },
+            0,
+        ))
     }
 
     /// Writes a reference's status and its edges.
@@ -393,7 +497,12 @@ impl Resolver {
         } else {
             tx.set_ref_status(r.id, o.status, o.candidates)?;
         }
-        for (dst, confidence) in o.edges {
+        let family = self.family(r.file_id);
+        for (dst, rule) in o.edges {
+            let (confidence, provenance) = match rule {
+                Some(rule) => (rules::confidence(family, rule), rule.provenance()),
+                None => (1.0, "specifier"),
+            };
             tx.insert_edge(
                 r.src_id,
                 dst,
@@ -401,6 +510,7 @@ impl Resolver {
                 r.file_id,
                 Some(r.line),
                 confidence,
+                provenance,
                 Some(r.id),
             )?;
         }
@@ -475,11 +585,11 @@ impl Resolver {
         };
         Ok(match target {
             Target::Files(files) => {
-                let mut edges: Vec<(i64, f64)> = Vec::with_capacity(files.len());
+                let mut edges: Vec<(i64, Option<Rule>)> = Vec::with_capacity(files.len());
                 // A file importing itself is no dependency.
                 for f in files.into_iter().filter(|&f| f != r.file_id) {
                     if let Some(node) = self.file_node(tx, f)? {
-                        edges.push((node, 1.0));
+                        edges.push((node, None));
                     }
                 }
                 Outcome {
@@ -492,273 +602,21 @@ impl Resolver {
             Target::Unresolved => Outcome::status("unresolved", 0),
         })
     }
+}
 
-    /// Remembers a Go import of this run for `pkg.F()` calls (builds from nothing only;
-    /// otherwise the imports are read back from the database, see [`Resolver::go_imports`]).
-    fn record_go_import(&mut self, r: &Ref, target: &Target) {
-        let import = match target {
-            Target::Files(files) => GoImport::Files(files.clone()),
-            Target::External => GoImport::External,
-            Target::Unresolved => GoImport::Unresolved,
-        };
-        let local = go_local_name(&r.name, r.qualifier.as_deref());
-        let entry = self
-            .go_imports
-            .entry(r.file_id)
-            .or_insert_with(|| Arc::from(Vec::new()));
-        let mut list: Vec<(String, GoImport)> = entry.iter().cloned().collect();
-        list.push((local, import));
-        *entry = Arc::from(list);
-    }
-
-    /// The imports of a Go file by local name.
-    fn go_imports(
-        &mut self,
-        tx: &IndexTx<'_>,
-        file_id: i64,
-    ) -> Result<Arc<[(String, GoImport)]>, IndexError> {
-        if let Some(known) = self.go_imports.get(&file_id) {
-            return Ok(Arc::clone(known));
-        }
-        let list: Arc<[(String, GoImport)]> = if self.all_imports_in_run {
-            Arc::from(Vec::new())
-        } else {
-            tx.file_imports(file_id)?
-                .into_iter()
-                .map(|import| {
-                    let local = go_local_name(&import.specifier, import.qualifier.as_deref());
-                    let target = match import.status.as_str() {
-                        "resolved" => GoImport::Files(import.files),
-                        "external" => GoImport::External,
-                        _ => GoImport::Unresolved,
-                    };
-                    (local, target)
-                })
-                .collect::<Vec<_>>()
-                .into()
-        };
-        self.go_imports.insert(file_id, Arc::clone(&list));
-        Ok(list)
-    }
-
-    /// The files in scope of `file_id` (module docs), sorted.
-    fn scope(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Arc<[i64]>, IndexError> {
-        if let Some(known) = self.scopes.get(&file_id) {
-            return Ok(Arc::clone(known));
-        }
-        let mut files: Vec<i64> = self.imported(tx, file_id)?.to_vec();
-        match self.families.get(&file_id) {
-            Some(Family::Go) => {
-                if let Some(path) = self.paths.get(&file_id) {
-                    let dir = super::modules::parent_dir(path);
-                    files.extend(self.go_dirs.get(dir).into_iter().flatten());
-                }
-            }
-            Some(Family::Java) => {
-                if let Some(path) = self.paths.get(&file_id) {
-                    let dir = super::modules::parent_dir(path);
-                    files.extend(self.modules.java_package(dir));
-                }
-            }
-            Some(Family::C) => {
-                let headers = files.clone();
-                for header in headers {
-                    files.extend(self.companions.get(&header).into_iter().flatten());
-                }
-            }
-            _ => {}
-        }
-        files.sort_unstable();
-        files.dedup();
-        let files: Arc<[i64]> = Arc::from(files);
-        self.scopes.insert(file_id, Arc::clone(&files));
-        Ok(files)
-    }
-
-    fn definitions(&mut self, tx: &IndexTx<'_>, name: &str) -> Result<Arc<NameDefs>, IndexError> {
-        if let Some(d) = self.defs.get(name) {
-            return Ok(Arc::clone(d));
-        }
-        let d = Arc::new(if self.bulk {
-            NameDefs::default()
-        } else {
-            NameDefs::new(tx.definitions_named(name)?, &self.families)
-        });
-        self.defs.insert(name.to_string(), Arc::clone(&d));
-        Ok(d)
-    }
-
-    fn imported(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Arc<[i64]>, IndexError> {
-        if let Some(i) = self.imports.get(&file_id) {
-            return Ok(Arc::clone(i));
-        }
-        let i: Arc<[i64]> = if self.bulk {
-            Arc::from(Vec::new())
-        } else {
-            match self.file_node(tx, file_id)? {
-                Some(node) => Arc::from(tx.imported_files(node)?),
-                None => Arc::from(Vec::new()),
-            }
-        };
-        self.imports.insert(file_id, Arc::clone(&i));
-        Ok(i)
-    }
-
-    /// The files re-exported, transitively, by the files `file_id` imports
-    /// (`export * from './button'` in an `index.ts`, `from .impl import Thing` in an
-    /// `__init__.py`), less the files it imports itself, sorted: a name imported
-    /// through a barrel is defined behind it.
-    fn behind_barrels(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Arc<[i64]>, IndexError> {
-        if let Some(b) = self.behind.get(&file_id) {
-            return Ok(Arc::clone(b));
-        }
-        let direct = self.imported(tx, file_id)?;
-        let mut seen: Vec<i64> = direct.to_vec();
-        let mut queue: Vec<i64> = direct.to_vec();
-        let mut out = Vec::new();
-        while let Some(f) = queue.pop() {
-            for g in self.reexported(tx, f)?.iter() {
-                if *g != file_id && !seen.contains(g) {
-                    seen.push(*g);
-                    out.push(*g);
-                    queue.push(*g);
-                }
-            }
-        }
-        out.sort_unstable();
-        let out: Arc<[i64]> = Arc::from(out);
-        self.behind.insert(file_id, Arc::clone(&out));
-        Ok(out)
-    }
-
-    /// The files `file_id` re-exports directly.
-    fn reexported(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<Arc<[i64]>, IndexError> {
-        if let Some(r) = self.reexports.get(&file_id) {
-            return Ok(Arc::clone(r));
-        }
-        let r: Arc<[i64]> = if self.bulk {
-            Arc::from(Vec::new())
-        } else {
-            match self.file_node(tx, file_id)? {
-                Some(node) => Arc::from(tx.reexported_files(node)?),
-                None => Arc::from(Vec::new()),
-            }
-        };
-        self.reexports.insert(file_id, Arc::clone(&r));
-        Ok(r)
-    }
-
-    fn parent(&mut self, tx: &IndexTx<'_>, node: i64) -> Result<Option<i64>, IndexError> {
-        if let Some(p) = self.parents.get(&node) {
-            return Ok(*p);
-        }
-        let p = tx.node_parent(node)?;
-        self.parents.insert(node, p);
-        Ok(p)
-    }
-
-    /// Applies the rules of the module docs to a call or base reference.
-    fn resolve_name(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
-        let callable = r.kind == "call";
-        let defs = self.definitions(tx, &r.name)?;
-        let family = self
-            .families
-            .get(&r.file_id)
-            .copied()
-            .unwrap_or(Family::None);
-        let matching = defs.get(family, callable);
-        let candidates = || matching.iter().filter(|d| d.id != r.src_id);
-        let one = |d: &Definition, confidence| Outcome {
-            status: "resolved",
-            candidates: 1,
-            edges: vec![(d.id, confidence)],
-        };
-        // Go `pkg.F()`: only the package that `pkg` names.
-        if family == Family::Go && callable {
-            if let Some(qualifier) = r.qualifier.as_deref() {
-                let imports = self.go_imports(tx, r.file_id)?;
-                if let Some((_, import)) = imports.iter().find(|(local, _)| local == qualifier) {
-                    return Ok(match import {
-                        GoImport::External => Outcome::status("external", 0),
-                        GoImport::Unresolved => Outcome::status("unresolved", 0),
-                        GoImport::Files(files) => {
-                            let mut found = candidates().filter(|d| files.contains(&d.file_id));
-                            match (found.next(), found.next()) {
-                                (Some(d), None) => one(d, CONFIDENCE_IMPORTED),
-                                (None, _) => Outcome::status("unresolved", 0),
-                                (Some(_), Some(_)) => Outcome::status(
-                                    "ambiguous",
-                                    candidates().filter(|d| files.contains(&d.file_id)).count(),
-                                ),
-                            }
-                        }
-                    });
-                }
-            }
-        }
-        let count = candidates().count();
-        if count == 0 {
-            return Ok(Outcome::status("unresolved", 0));
-        }
-        let same_file = candidates().filter(|d| d.file_id == r.file_id).count();
-        if same_file == 1 {
-            if let Some(d) = candidates().find(|d| d.file_id == r.file_id) {
-                return Ok(one(d, CONFIDENCE_SAME_FILE));
-            }
-        }
-        if same_file > 1 {
-            // `self.f()` / `this.f()`: the method of the caller's own class.
-            if matches!(
-                r.qualifier.as_deref(),
-                Some("self" | "this" | "Self" | "cls")
-            ) {
-                let class = self.parent(tx, r.src_id)?;
-                if class.is_some() {
-                    let mut own =
-                        candidates().filter(|d| d.file_id == r.file_id && d.parent_id == class);
-                    if let (Some(d), None) = (own.next(), own.next()) {
-                        return Ok(one(d, CONFIDENCE_SAME_FILE));
-                    }
-                }
-            }
-            return Ok(Outcome::status("ambiguous", same_file));
-        }
-        let scope = self.scope(tx, r.file_id)?;
-        let in_scope = |d: &&Definition| scope.binary_search(&d.file_id).is_ok();
-        let mut via = candidates().filter(in_scope);
-        match (via.next(), via.next()) {
-            (Some(d), None) => return Ok(one(d, CONFIDENCE_IMPORTED)),
-            (Some(_), Some(_)) => {
-                let n = candidates().filter(in_scope).count();
-                return Ok(Outcome::status("ambiguous", n));
-            }
-            _ => {}
-        }
-        // Nothing in the imported files themselves: behind the barrels they re-export.
-        let behind = self.behind_barrels(tx, r.file_id)?;
-        let is_behind = |d: &&Definition| behind.binary_search(&d.file_id).is_ok();
-        let mut via = candidates().filter(is_behind);
-        match (via.next(), via.next()) {
-            (Some(d), None) => return Ok(one(d, CONFIDENCE_IMPORTED)),
-            (Some(_), Some(_)) => {
-                let n = candidates().filter(is_behind).count();
-                return Ok(Outcome::status("ambiguous", n));
-            }
-            _ => {}
-        }
-        if count == 1 {
-            if let Some(d) = candidates().next() {
-                return Ok(one(d, CONFIDENCE_GLOBAL));
-            }
-        }
-        Ok(Outcome::status("ambiguous", count))
+/// The phase a reference is resolved in: imports (0), then bases (1), then calls and
+/// exports (2).
+fn phase_of(r: &Ref) -> u8 {
+    match r.kind {
+        "import" => 0,
+        "inherit" | "implement" => 1,
+        _ => 2,
     }
 }
 
-/// The order references are resolved in: imports first (calls are scoped by them),
-/// then by id.
-fn resolution_order(r: &Ref) -> (bool, i64) {
-    (r.kind != "import", r.id)
+/// The order references are resolved in: by phase, then by id.
+fn resolution_order(r: &Ref) -> (u8, i64) {
+    (phase_of(r), r.id)
 }
 
 /// The references of `new` and `old` (each sorted by [`resolution_order`]) merged in
@@ -805,4 +663,17 @@ mod tests {
         assert_eq!(go_package_name("github.com/mattn/go-sqlite3"), "sqlite3");
         assert_eq!(go_package_name("github.com/x/client-go"), "client");
     }
+}
+
+/// What older references a run must resolve again, gathered while files are written.
+#[derive(Debug, Default)]
+pub(crate) struct Changes {
+    /// References whose edges pointed into the symbols of changed or removed files.
+    pub(crate) reresolve: BTreeSet<i64>,
+    /// Files whose interface changed (see `interface.rs`): the references of the
+    /// files that import them are resolved again once imports are.
+    pub(crate) interface_changed: BTreeSet<i64>,
+    /// Rust: names of the symbols changed files define or defined (a method may be
+    /// found through an `impl` in any file of the crate), resolved again everywhere.
+    pub(crate) names: BTreeSet<String>,
 }

@@ -20,6 +20,10 @@
 //! | `@inherit.extends` / `@inherit.implements` | a base named in a class/interface header |
 //! | `@inherit.trait`, `@inherit.type` | Rust `impl Trait for Type`                       |
 //! | `@type_checking.condition`, `@type_checking.block` | Python `if TYPE_CHECKING:` |
+//! | `@local.name` (+ `@local.type` / `@local.value`) | a name bound in its scope (parameter, assignment, loop or `as` target), with its annotation or value |
+//! | `@local.global`          | `global x` / `nonlocal x`: not bound in this scope        |
+//! | `@field.name` (+ `@field.object`, `@field.type` / `@field.value`) | an attribute of the enclosing class (`self.x = ..`, a declared field) |
+//! | `@export.name` + `@export.local`, `@export.default` | JS/TS `export { a as b }`, `export default a` |
 //!
 //! Captures whose name starts with `_` are ignored; any other unknown name is a setup
 //! error. Everything the queries cannot say (nesting, qualified names, method vs
@@ -41,9 +45,11 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator, Tree, TreeCursor};
 
 use super::{
-    CallRef, FileFacts, ImportKind, ImportRef, InheritRef, LangError, Language, SymbolKind,
+    CallRef, ExportRef, FileFacts, ImportKind, ImportRef, InheritRef, LangError, Language,
+    SymbolKind,
 };
 
+mod bindings;
 mod c;
 mod ecmascript;
 mod go;
@@ -54,6 +60,7 @@ mod python;
 mod rust;
 mod text;
 
+use bindings::{BindingKind, Hint, PendingBinding};
 use outline::{Definition, Locator, Owners, TypeIndex};
 
 /// The JavaScript query; its node types exist in the TypeScript and TSX grammars too.
@@ -95,6 +102,21 @@ enum Family {
 }
 
 impl Family {
+    /// The scoping rules of the family (see `extract/bindings.rs`).
+    fn scoping(self) -> bindings::Rules {
+        let (class_scope_in_methods, receivers): (bool, &'static [&'static str]) = match self {
+            Family::Python => (false, &["self", "cls"]),
+            Family::EcmaScript => (false, &["this"]),
+            Family::Rust => (false, &["self"]),
+            Family::Go => (false, &[]),
+            Family::Java | Family::C => (true, &["this"]),
+        };
+        bindings::Rules {
+            class_scope_in_methods,
+            receivers,
+        }
+    }
+
     fn of(lang: Language) -> Family {
         match lang {
             Language::Rust => Family::Rust,
@@ -129,6 +151,17 @@ enum Role {
     ImplType,
     TypeCheckingCondition,
     TypeCheckingBlock,
+    LocalName,
+    LocalType,
+    LocalValue,
+    LocalGlobal,
+    FieldName,
+    FieldObject,
+    FieldType,
+    FieldValue,
+    ExportName,
+    ExportLocal,
+    ExportDefault,
     Ignored,
 }
 
@@ -166,6 +199,17 @@ impl Role {
             "inherit.type" => Role::ImplType,
             "type_checking.condition" => Role::TypeCheckingCondition,
             "type_checking.block" => Role::TypeCheckingBlock,
+            "local.name" => Role::LocalName,
+            "local.type" => Role::LocalType,
+            "local.value" => Role::LocalValue,
+            "local.global" => Role::LocalGlobal,
+            "field.name" => Role::FieldName,
+            "field.object" => Role::FieldObject,
+            "field.type" => Role::FieldType,
+            "field.value" => Role::FieldValue,
+            "export.name" => Role::ExportName,
+            "export.local" => Role::ExportLocal,
+            "export.default" => Role::ExportDefault,
             _ if name.starts_with('_') => Role::Ignored,
             _ => return None,
         })
@@ -314,6 +358,17 @@ struct Parts<'t> {
     impl_type: Option<Node<'t>>,
     type_checking_condition: Option<Node<'t>>,
     type_checking_block: Option<Node<'t>>,
+    local_name: Option<Node<'t>>,
+    local_type: Option<Node<'t>>,
+    local_value: Option<Node<'t>>,
+    local_global: Option<Node<'t>>,
+    field_name: Option<Node<'t>>,
+    field_object: Option<Node<'t>>,
+    field_type: Option<Node<'t>>,
+    field_value: Option<Node<'t>>,
+    export_name: Option<Node<'t>>,
+    export_local: Option<Node<'t>>,
+    export_default: Option<Node<'t>>,
 }
 
 impl<'t> Parts<'t> {
@@ -338,6 +393,17 @@ impl<'t> Parts<'t> {
             Role::ImplType => self.impl_type = Some(node),
             Role::TypeCheckingCondition => self.type_checking_condition = Some(node),
             Role::TypeCheckingBlock => self.type_checking_block = Some(node),
+            Role::LocalName => self.local_name = Some(node),
+            Role::LocalType => self.local_type = Some(node),
+            Role::LocalValue => self.local_value = Some(node),
+            Role::LocalGlobal => self.local_global = Some(node),
+            Role::FieldName => self.field_name = Some(node),
+            Role::FieldObject => self.field_object = Some(node),
+            Role::FieldType => self.field_type = Some(node),
+            Role::FieldValue => self.field_value = Some(node),
+            Role::ExportName => self.export_name = Some(node),
+            Role::ExportLocal => self.export_local = Some(node),
+            Role::ExportDefault => self.export_default = Some(node),
             Role::Ignored => {}
         }
     }
@@ -355,12 +421,15 @@ struct PendingCall {
     name: String,
     qualifier: Option<String>,
     line: u32,
+    column: u32,
+    constructor: bool,
 }
 
 /// A base named in a class/interface header, before its owner is known.
 struct PendingInherit {
     position: u32,
     name: String,
+    qualifier: Option<String>,
     implements: bool,
     line: u32,
 }
@@ -384,6 +453,8 @@ struct Collector<'s, 't> {
     inherits: Vec<PendingInherit>,
     impls: Vec<PendingImpl>,
     type_checking: Vec<(u32, u32)>,
+    bindings: Vec<PendingBinding>,
+    exports: Vec<(u32, ExportRef)>,
 }
 
 fn collect(
@@ -404,6 +475,8 @@ fn collect(
         inherits: Vec::new(),
         impls: Vec::new(),
         type_checking: Vec::new(),
+        bindings: Vec::new(),
+        exports: Vec::new(),
     };
     let mut matches = query_cursor.matches(&compiled.query, root, source);
     while let Some(m) = matches.next() {
@@ -463,10 +536,15 @@ impl<'s, 't> Collector<'s, 't> {
                 Family::C => c::base_name(base, self.source),
                 Family::Rust => None,
             };
+            let qualifier = match self.family {
+                Family::Python => python::base_qualifier(base, self.source),
+                _ => None,
+            };
             if let Some(name) = name {
                 self.inherits.push(PendingInherit {
                     position: offset(base.start_byte()),
                     name,
+                    qualifier,
                     implements,
                     line: line_of(base.start_position().row),
                 });
@@ -490,7 +568,94 @@ impl<'s, 't> Collector<'s, 't> {
                 self.type_checking
                     .push((offset(block.start_byte()), offset(block.end_byte())));
             }
+        } else if let Some(name) = parts.local_name {
+            self.add_binding(
+                name,
+                BindingKind::Local,
+                parts.local_type,
+                parts.local_value,
+            );
+        } else if let Some(name) = parts.local_global {
+            self.add_binding(name, BindingKind::NotLocal, None, None);
+        } else if let Some(name) = parts.field_name {
+            let object = parts.field_object.map(|o| self.text(o));
+            self.add_binding(
+                name,
+                BindingKind::Field { object },
+                parts.field_type,
+                parts.field_value,
+            );
+        } else if let Some(local) = parts.export_default {
+            let local = self.name(local);
+            if !local.is_empty() {
+                let line = line_of(parts.export_default.map_or(0, |n| n.start_position().row));
+                let position = offset(parts.export_default.map_or(0, |n| n.start_byte()));
+                self.exports.push((
+                    position,
+                    ExportRef {
+                        name: "default".to_string(),
+                        local,
+                        line,
+                    },
+                ));
+            }
+        } else if let (Some(name), Some(local)) = (parts.export_name, parts.export_local) {
+            let (name, local_text) = (self.name(name), self.name(local));
+            if !name.is_empty() && !local_text.is_empty() {
+                self.exports.push((
+                    offset(local.start_byte()),
+                    ExportRef {
+                        name,
+                        local: local_text,
+                        line: line_of(local.start_position().row),
+                    },
+                ));
+            }
         }
+    }
+
+    /// Records a name bound in its scope, with the receiver type its annotation or
+    /// value gives (see `extract/bindings.rs`). A value that is itself a function or
+    /// class is a definition (a symbol), not a variable.
+    fn add_binding(
+        &mut self,
+        name: Node<'t>,
+        kind: BindingKind,
+        annotation: Option<Node<'t>>,
+        value: Option<Node<'t>>,
+    ) {
+        if value.is_some_and(|v| {
+            matches!(
+                v.kind(),
+                "lambda"
+                    | "arrow_function"
+                    | "function_expression"
+                    | "function"
+                    | "generator_function"
+                    | "class"
+                    | "func_literal"
+                    | "closure_expression"
+            )
+        }) {
+            return;
+        }
+        let text = self.name(name);
+        if text.is_empty() {
+            return;
+        }
+        let hint = match self.family {
+            Family::Python => annotation
+                .and_then(|a| python::type_hint(a, self.source))
+                .map(Hint::Type)
+                .or_else(|| value.and_then(|v| python::value_hint(v, self.source))),
+            _ => None,
+        };
+        self.bindings.push(PendingBinding {
+            position: offset(name.start_byte()),
+            name: text,
+            kind,
+            hint,
+        });
     }
 
     fn add_definition(&mut self, kind: SymbolKind, node: Node<'t>, parts: &Parts<'t>) {
@@ -594,6 +759,7 @@ impl<'s, 't> Collector<'s, 't> {
             kind,
             specifier,
             names: Vec::new(),
+            bindings: Vec::new(),
             line,
             type_checking: false,
             conditional,
@@ -612,9 +778,12 @@ impl<'s, 't> Collector<'s, 't> {
                 self.imports.push((position, plain(name)));
             }
             (Family::Python, _) => {
-                for (specifier, names) in python::imports(node, self.source, &mut self.cursor) {
+                for (specifier, names, bindings) in
+                    python::imports(node, self.source, &mut self.cursor)
+                {
                     let import = ImportRef {
                         names,
+                        bindings,
                         ..plain(specifier)
                     };
                     self.imports.push((position, import));
@@ -663,6 +832,7 @@ impl<'s, 't> Collector<'s, 't> {
                         kind,
                         specifier,
                         names: Vec::new(),
+                        bindings: Vec::new(),
                         line,
                         type_checking: false,
                         conditional,
@@ -681,6 +851,12 @@ impl<'s, 't> Collector<'s, 't> {
         if name_text.is_empty() {
             return;
         }
+        // `new Foo()` (JS/TS, C++) and `new Foo()` in Java (the whole creation
+        // expression is the callee there).
+        let constructor = callee.kind() == "object_creation_expression"
+            || callee
+                .parent()
+                .is_some_and(|p| p.kind() == "new_expression");
         self.calls.push(PendingCall {
             position: offset(callee.start_byte()),
             name: name_text,
@@ -688,6 +864,8 @@ impl<'s, 't> Collector<'s, 't> {
                 .map(|q| text::collapsed(self.source, q, MAX_QUALIFIER_CHARS))
                 .filter(|q| !q.is_empty()),
             line: line_of(name.start_position().row),
+            column: u32::try_from(name.start_position().column).unwrap_or(u32::MAX),
+            constructor,
         });
     }
 
@@ -696,17 +874,38 @@ impl<'s, 't> Collector<'s, 't> {
 
         let owners = Owners::new(&symbols);
         self.calls.sort_by_key(|call| call.position);
+        let sites: Vec<bindings::CallSite> = self
+            .calls
+            .iter()
+            .map(|call| bindings::CallSite {
+                position: call.position,
+                name: &call.name,
+                qualifier: call.qualifier.as_deref(),
+            })
+            .collect();
+        let scopes = bindings::annotate(
+            self.family.scoping(),
+            &symbols,
+            std::mem::take(&mut self.bindings),
+            &sites,
+        );
+        drop(sites);
         let mut locator = Locator::new(&symbols);
         let calls = self
             .calls
             .into_iter()
-            .map(|call| CallRef {
+            .zip(scopes)
+            .map(|(call, scope)| CallRef {
                 enclosing: locator
                     .innermost(call.position)
                     .and_then(|index| owners.code(index)),
                 name: call.name,
                 qualifier: call.qualifier,
                 line: call.line,
+                column: call.column,
+                receiver_type: scope.receiver_type,
+                local: scope.local,
+                constructor: call.constructor,
             })
             .collect();
 
@@ -724,6 +923,7 @@ impl<'s, 't> Collector<'s, 't> {
                     InheritRef {
                         symbol,
                         name: inherit.name,
+                        qualifier: inherit.qualifier,
                         implements: inherit.implements,
                         line: inherit.line,
                     },
@@ -741,6 +941,7 @@ impl<'s, 't> Collector<'s, 't> {
                     InheritRef {
                         symbol,
                         name: pending.trait_name,
+                        qualifier: None,
                         implements: true,
                         line: pending.line,
                     },
@@ -761,11 +962,13 @@ impl<'s, 't> Collector<'s, 't> {
             })
             .collect();
 
+        self.exports.sort_by_key(|(position, _)| *position);
         FileFacts {
             symbols,
             imports,
             calls,
             inherits: inherits.into_iter().map(|(_, inherit)| inherit).collect(),
+            exports: self.exports.into_iter().map(|(_, export)| export).collect(),
             has_errors,
         }
     }

@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 
+pub mod annotations;
 mod header;
 
 pub use header::header_is_cpp;
@@ -229,6 +230,63 @@ impl ImportKind {
     }
 }
 
+/// A name an import statement binds in the importing file, with the name it has in the
+/// imported module.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImportBinding {
+    /// The name bound in the importing file (`b` in `from m import a as b`, `ns` in
+    /// `import * as ns from "m"`, `D` in `use a::C as D`).
+    pub local: String,
+    /// What it names in the imported module: a member name (`a`), `default` (a JS
+    /// default import), `*` (the module itself or its namespace: `import * as ns`,
+    /// Rust `use a::b::{self}`), a dotted module name (Python plain imports, see
+    /// [`ImportRef::bindings`]), or for a star import both `local` and `imported` are
+    /// `*` (every public name).
+    pub imported: String,
+}
+
+impl ImportBinding {
+    /// `local` bound to `imported`.
+    pub fn new(local: impl Into<String>, imported: impl Into<String>) -> Self {
+        ImportBinding {
+            local: local.into(),
+            imported: imported.into(),
+        }
+    }
+
+    /// The stored form (`refs.bindings`, one entry of a comma-separated list): `local`
+    /// when both names are equal, else `local=imported`.
+    pub fn encode(bindings: &[ImportBinding]) -> Option<String> {
+        if bindings.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = bindings
+            .iter()
+            .map(|b| {
+                if b.local == b.imported {
+                    b.local.clone()
+                } else {
+                    format!("{}={}", b.local, b.imported)
+                }
+            })
+            .collect();
+        Some(parts.join(","))
+    }
+
+    /// Inverse of [`ImportBinding::encode`].
+    pub fn decode(stored: Option<&str>) -> Vec<ImportBinding> {
+        stored
+            .into_iter()
+            .flat_map(|s| s.split(','))
+            .filter(|part| !part.is_empty())
+            .map(|part| match part.split_once('=') {
+                Some((local, imported)) => ImportBinding::new(local, imported),
+                None => ImportBinding::new(part, part),
+            })
+            .collect()
+    }
+}
+
 /// One import statement (or one leaf of it), unresolved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImportRef {
@@ -239,6 +297,12 @@ pub struct ImportRef {
     /// `*` for a star import. Go: the package's local name when the import gives one
     /// (`[alias]`, `["."]`, `["_"]`). Empty for every other form.
     pub names: Vec<String>,
+    /// The names this import binds in the file and what each names in the imported
+    /// module (see [`ImportBinding`]); empty when the import binds nothing the call
+    /// resolution follows (a side-effect import, a C `#include`, ...). A Python plain
+    /// import binds a module by its dotted name: `import a.b.c` binds `a` to module `a`
+    /// (`[a]`), `import a.b.c as x` binds `x` to module `a.b.c` (`[x=a.b.c]`).
+    pub bindings: Vec<ImportBinding>,
     /// 1-based line of the statement.
     pub line: u32,
     /// Python: inside an `if TYPE_CHECKING:` block. False elsewhere.
@@ -269,19 +333,60 @@ impl ImportRef {
     }
 }
 
+/// A name a module exports under another name, or as its default export, without
+/// defining it under that name: JS/TS `export { run as start }`, `export default foo`,
+/// `export default class Foo {}`, CommonJS `module.exports = foo`. Re-exports from
+/// another module (`export { a as b } from "./m"`) are [`ImportRef`]s with bindings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExportRef {
+    /// The exported name (`start`, `default`).
+    pub name: String,
+    /// The name of the module-level binding it exports (`run`, `foo`, `Foo`).
+    pub local: String,
+    /// 1-based line of the export.
+    pub line: u32,
+}
+
 /// One call site, unresolved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CallRef {
     /// The called name: the identifier, or the last segment of `a.b.c()` / `a::b::c()`.
     pub name: String,
     /// The text before the last segment (`a.b` in `a.b.c()`, `Vec` in `Vec::new()`,
-    /// `self` in `self.f()`); `None` for a bare `f()`.
+    /// `self` in `self.f()`, `super()` in `super().f()`); `None` for a bare `f()`.
     pub qualifier: Option<String>,
-    /// 1-based line of the call.
+    /// 1-based line of the call's name.
     pub line: u32,
+    /// 0-based byte offset of the call's name in its line.
+    pub column: u32,
     /// Index into [`FileFacts::symbols`] of the innermost enclosing function, method or
     /// class; `None` at module level.
     pub enclosing: Option<usize>,
+    /// The receiver's type as this file states it, when the receiver is a name (or
+    /// `self.name`/`this.name`) bound in scope with an annotation or a value the
+    /// extractor can read: a type as written (`Foo`, `models.Foo`) or the callee of the
+    /// call whose result the name holds, followed by `()` (`Foo()`, `make_engine()`,
+    /// `new Foo()` gives `Foo()`). `None` otherwise.
+    pub receiver_type: Option<String>,
+    /// The called name (a bare call) or the receiver's first name (a qualified call) is
+    /// a local variable or parameter of an enclosing scope, not a definition or an
+    /// import: its value is not known from the names alone.
+    pub local: bool,
+    /// Written as a constructor call with `new` (JS/TS, Java, C++).
+    pub constructor: bool,
+}
+
+impl CallRef {
+    /// `refs.flags` bit 3: [`CallRef::local`].
+    pub const LOCAL: i64 = 8;
+    /// `refs.flags` bit 4: [`CallRef::constructor`].
+    pub const NEW: i64 = 16;
+
+    /// The `refs.flags` bits of this call.
+    pub fn flags(&self) -> i64 {
+        let bit = |on: bool, value: i64| if on { value } else { 0 };
+        bit(self.local, Self::LOCAL) | bit(self.constructor, Self::NEW)
+    }
 }
 
 /// A base class / extended interface / implemented trait named by a definition.
@@ -291,6 +396,9 @@ pub struct InheritRef {
     pub symbol: usize,
     /// The base's bare name (last segment of `a.B` / `a::B`).
     pub name: String,
+    /// The text before the last segment (`models` in `models.Model`, `a::b` in
+    /// `a::b::Trait`); `None` for a bare name.
+    pub qualifier: Option<String>,
     /// True for `implements` (TS `implements`, Rust `impl Trait for Type`), false for
     /// `extends` / Python bases.
     pub implements: bool,
@@ -305,6 +413,8 @@ pub struct FileFacts {
     pub imports: Vec<ImportRef>,
     pub calls: Vec<CallRef>,
     pub inherits: Vec<InheritRef>,
+    /// Renamed and default exports (JS/TS).
+    pub exports: Vec<ExportRef>,
     /// The tree has ERROR or MISSING nodes (facts are still extracted from the rest).
     pub has_errors: bool,
 }

@@ -18,12 +18,15 @@ pub struct StoredFile {
     pub mtime_ns: i64,
     pub digest: Option<String>,
     pub status: String,
+    /// Digest of the file's interface (`files.interface`), `None` when not parsed.
+    pub interface: Option<String>,
 }
 
 /// Every `files` row, keyed by path.
 pub fn load_files(conn: &Connection) -> Result<HashMap<String, StoredFile>, StoreError> {
-    let mut stmt =
-        conn.prepare("SELECT id, path, language, size, mtime_ns, digest, status FROM files")?;
+    let mut stmt = conn.prepare(
+        "SELECT id, path, language, size, mtime_ns, digest, status, interface FROM files",
+    )?;
     let rows = stmt.query_map([], |r| {
         Ok(StoredFile {
             id: r.get(0)?,
@@ -33,6 +36,7 @@ pub fn load_files(conn: &Connection) -> Result<HashMap<String, StoredFile>, Stor
             mtime_ns: r.get(4)?,
             digest: r.get(5)?,
             status: r.get(6)?,
+            interface: r.get(7)?,
         })
     })?;
     let mut out = HashMap::new();
@@ -53,6 +57,8 @@ pub struct FileRecord<'a> {
     pub digest: Option<&'a str>,
     pub status: &'a str,
     pub detail: Option<&'a str>,
+    /// Digest of the file's interface (see `schema/006_call_resolution.sql`).
+    pub interface: Option<&'a str>,
 }
 
 /// A `nodes` row to insert; the id is assigned by [`IndexTx::insert_node`].
@@ -85,6 +91,12 @@ pub struct Ref {
     pub name: String,
     pub qualifier: Option<String>,
     pub line: u32,
+    /// Calls: 0-based byte offset of the called name in its line.
+    pub col: u32,
+    /// Calls: the receiver's type as the file states it (`refs.receiver_type`).
+    pub receiver_type: Option<String>,
+    /// Imports: the names bound in the importing file (`refs.bindings`).
+    pub bindings: Option<String>,
     pub flags: i64,
 }
 
@@ -95,6 +107,7 @@ fn intern(s: &str) -> &'static str {
         "call",
         "inherit",
         "implement",
+        "export",
         "reexport",
         "require",
         "dynamic",
@@ -110,23 +123,111 @@ fn intern(s: &str) -> &'static str {
         .unwrap_or("unknown")
 }
 
+/// A base a class names (see [`IndexTx::bases`]).
+#[derive(Debug, Clone)]
+pub struct Base {
+    /// The base's bare name as written (`Model`).
+    pub name: String,
+    /// True for `implements` (an interface or trait), false for `extends`.
+    pub implements: bool,
+    /// The class (or interface, trait) it resolved to, if it did.
+    pub node: Option<i64>,
+}
+
+fn base_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, Base)> {
+    let kind: String = r.get(2)?;
+    Ok((
+        r.get(0)?,
+        Base {
+            name: r.get(1)?,
+            implements: kind == "implement",
+            node: r.get(3)?,
+        },
+    ))
+}
+
+/// What a definition is, for resolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DefKind {
+    Function,
+    Method,
+    /// A class, struct, interface, trait or enum: something with members and bases.
+    Type,
+    /// An inline module or namespace.
+    Module,
+}
+
+impl DefKind {
+    /// From `nodes.kind`; `None` for `file`.
+    pub fn parse(kind: &str) -> Option<DefKind> {
+        Some(match kind {
+            "function" => DefKind::Function,
+            "method" => DefKind::Method,
+            "class" | "struct" | "interface" | "trait" | "enum" => DefKind::Type,
+            "module" => DefKind::Module,
+            _ => return None,
+        })
+    }
+
+    /// Functions and methods.
+    pub fn is_callable(self) -> bool {
+        matches!(self, DefKind::Function | DefKind::Method)
+    }
+}
+
 /// A definition a call or base name may resolve to.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Definition {
     pub id: i64,
     pub file_id: i64,
     pub parent_id: Option<i64>,
-    /// True for functions and methods; false for classes, structs, traits, ...
-    pub callable: bool,
+    pub kind: DefKind,
+    /// `nodes.name`.
+    pub name: std::sync::Arc<str>,
+    /// `nodes.qualified_name` (`Shape::area`).
+    pub qualified_name: std::sync::Arc<str>,
+}
+
+impl Definition {
+    /// True for functions and methods.
+    pub fn callable(&self) -> bool {
+        self.kind.is_callable()
+    }
+}
+
+/// Columns read by [`definition`], in order.
+const DEFINITION_COLUMNS: &str = "id, file_id, parent_id, kind, name, qualified_name";
+
+fn definition(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<Definition>> {
+    let kind: String = r.get(3)?;
+    let Some(kind) = DefKind::parse(&kind) else {
+        return Ok(None);
+    };
+    Ok(Some(Definition {
+        id: r.get(0)?,
+        file_id: r.get(1)?,
+        parent_id: r.get(2)?,
+        kind,
+        name: std::sync::Arc::from(r.get::<_, String>(4)?),
+        qualified_name: std::sync::Arc::from(r.get::<_, String>(5)?),
+    }))
 }
 
 /// One import reference of a file as resolution left it (see [`IndexTx::file_imports`]).
 #[derive(Debug, Clone)]
 pub struct FileImport {
+    /// `refs.id`.
+    pub id: i64,
+    /// `refs.file_id`: the importing file.
+    pub file_id: i64,
+    /// How it was written (`refs.form`).
+    pub form: Option<&'static str>,
     /// The specifier as written (`refs.name`).
     pub specifier: String,
-    /// `refs.qualifier` (a Go import's alias).
+    /// `refs.qualifier` (Python `from` names; a Go import's alias).
     pub qualifier: Option<String>,
+    /// `refs.bindings`: the names bound in the importing file.
+    pub bindings: Option<String>,
     /// `refs.status`: `resolved`, `external`, `unresolved`, ...
     pub status: String,
     /// The files its `imports` edges point at.
@@ -161,7 +262,10 @@ const REEXPORT_EDGE: &str = "(r.form = 'reexport' OR (r.qualifier IS NOT NULL
     AND (f.path = '__init__.py' OR f.path = '__init__.pyi'
     OR substr(f.path, -12) = '/__init__.py' OR substr(f.path, -13) = '/__init__.pyi')))";
 
-const REF_COLUMNS: &str = "id, file_id, src_id, kind, form, name, qualifier, line, flags";
+const REF_COLUMNS: &str =
+    "id, file_id, src_id, kind, form, name, qualifier, line, col, receiver_type, bindings, flags";
+/// How many columns [`REF_COLUMNS`] reads.
+const REF_COLUMN_COUNT: usize = 12;
 
 fn stored_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ref> {
     Ok(Ref {
@@ -173,7 +277,10 @@ fn stored_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ref> {
         name: r.get(5)?,
         qualifier: r.get(6)?,
         line: r.get(7)?,
-        flags: r.get(8)?,
+        col: r.get(8)?,
+        receiver_type: r.get(9)?,
+        bindings: r.get(10)?,
+        flags: r.get(11)?,
     })
 }
 
@@ -272,6 +379,75 @@ impl<'c> IndexTx<'c> {
         Ok(ids)
     }
 
+    /// Call, base and export references written in *other* files whose edges point
+    /// into `file_id`'s symbols (not its file node): they must be resolved again once
+    /// the file is re-parsed, since its symbols get new ids. Imports of the file keep
+    /// their edges: the file node stays (see [`IndexTx::clear_file_symbols`]).
+    pub fn refs_into_symbols(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT DISTINCT e.ref_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+             WHERE d.file_id = ?1 AND d.kind <> 'file' AND e.file_id <> ?1
+               AND e.ref_id IS NOT NULL",
+        )?;
+        let ids = stmt
+            .query_map([file_id], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(ids)
+    }
+
+    /// The status of a reference and the nodes its edges point at (sorted).
+    pub fn ref_outcome(&self, ref_id: i64) -> Result<Option<(String, Vec<i64>)>, StoreError> {
+        let status: Option<String> = self
+            .tx
+            .prepare_cached("SELECT status FROM refs WHERE id = ?1")?
+            .query_row([ref_id], |r| r.get(0))
+            .optional()?;
+        let Some(status) = status else {
+            return Ok(None);
+        };
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT dst_id FROM edges WHERE ref_id = ?1 ORDER BY dst_id")?;
+        let dsts = stmt
+            .query_map([ref_id], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(Some((status, dsts)))
+    }
+
+    /// Deletes a file's symbols, references and edges (edges of other files into its
+    /// symbols go too, by cascade) but keeps its `files` row and its `file` node, whose
+    /// id stays (the imports of other files keep pointing at it). Returns the file
+    /// node's id, if it has one.
+    pub fn clear_file_symbols(&self, file_id: i64) -> Result<Option<i64>, StoreError> {
+        self.tx
+            .prepare_cached("DELETE FROM edges WHERE file_id = ?1")?
+            .execute([file_id])?;
+        self.tx
+            .prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
+            .execute([file_id])?;
+        self.tx
+            .prepare_cached("DELETE FROM nodes WHERE file_id = ?1 AND kind <> 'file'")?
+            .execute([file_id])?;
+        Ok(self
+            .tx
+            .prepare_cached("SELECT id FROM nodes WHERE file_id = ?1 AND kind = 'file'")?
+            .query_row([file_id], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Updates the span of a `file` node kept by [`IndexTx::clear_file_symbols`].
+    pub fn update_file_node(
+        &self,
+        node_id: i64,
+        end_line: u32,
+        end_byte: u32,
+    ) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("UPDATE nodes SET end_line = ?2, end_byte = ?3 WHERE id = ?1")?
+            .execute(params![node_id, end_line, end_byte])?;
+        Ok(())
+    }
+
     /// Distinct names of the symbols defined in `file_id`.
     pub fn symbol_names(&self, file_id: i64) -> Result<Vec<String>, StoreError> {
         let mut stmt = self.tx.prepare_cached(
@@ -320,11 +496,12 @@ impl<'c> IndexTx<'c> {
         };
         self.tx
             .prepare_cached(
-                "INSERT INTO files (id, path, language, size, mtime_ns, digest, status, detail, generation)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                "INSERT INTO files (id, path, language, size, mtime_ns, digest, status, detail, generation, interface)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                  ON CONFLICT (id) DO UPDATE SET language = excluded.language, size = excluded.size,
                    mtime_ns = excluded.mtime_ns, digest = excluded.digest, status = excluded.status,
-                   detail = excluded.detail, generation = excluded.generation",
+                   detail = excluded.detail, generation = excluded.generation,
+                   interface = excluded.interface",
             )?
             .execute(params![
                 id,
@@ -335,7 +512,8 @@ impl<'c> IndexTx<'c> {
                 rec.digest,
                 rec.status,
                 rec.detail,
-                generation
+                generation,
+                rec.interface
             ])?;
         Ok(id)
     }
@@ -376,8 +554,9 @@ impl<'c> IndexTx<'c> {
     pub fn insert_ref(&self, r: &Ref, status: &str, candidates: usize) -> Result<(), StoreError> {
         self.tx
             .prepare_cached(
-                "INSERT INTO refs (id, file_id, src_id, kind, form, name, qualifier, line, flags, status, candidates)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                "INSERT INTO refs (id, file_id, src_id, kind, form, name, qualifier, line, col,
+                   receiver_type, bindings, flags, status, candidates)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             )?
             .execute(params![
                 r.id,
@@ -388,6 +567,9 @@ impl<'c> IndexTx<'c> {
                 r.name,
                 r.qualifier,
                 r.line,
+                r.col,
+                r.receiver_type,
+                r.bindings,
                 r.flags,
                 status,
                 candidates as i64
@@ -405,16 +587,17 @@ impl<'c> IndexTx<'c> {
         file_id: i64,
         line: Option<u32>,
         confidence: f64,
+        provenance: &str,
         ref_id: Option<i64>,
     ) -> Result<(), StoreError> {
         let id = take(&self.next_edge);
         self.tx
             .prepare_cached(
-                "INSERT INTO edges (id, src_id, dst_id, kind, file_id, line, confidence, ref_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO edges (id, src_id, dst_id, kind, file_id, line, confidence, provenance, ref_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?
             .execute(params![
-                id, src_id, dst_id, kind, file_id, line, confidence, ref_id
+                id, src_id, dst_id, kind, file_id, line, confidence, provenance, ref_id
             ])?;
         Ok(())
     }
@@ -494,42 +677,50 @@ impl<'c> IndexTx<'c> {
         Ok(())
     }
 
-    /// Definitions (non-file nodes) named `name`.
+    /// Definitions (non-file nodes) named `name`, in id order.
     pub fn definitions_named(&self, name: &str) -> Result<Vec<Definition>, StoreError> {
-        let mut stmt = self.tx.prepare_cached(
-            "SELECT id, file_id, parent_id, kind FROM nodes WHERE name = ?1 AND kind <> 'file'",
-        )?;
+        let mut stmt = self.tx.prepare_cached(&format!(
+            "SELECT {DEFINITION_COLUMNS} FROM nodes WHERE name = ?1 AND kind <> 'file' ORDER BY id"
+        ))?;
         let rows = stmt
-            .query_map([name], |r| {
-                let kind: String = r.get(3)?;
-                Ok(Definition {
-                    id: r.get(0)?,
-                    file_id: r.get(1)?,
-                    parent_id: r.get(2)?,
-                    callable: kind == "function" || kind == "method",
-                })
-            })?
+            .query_map([name], definition)?
+            .filter_map(Result::transpose)
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }
 
-    /// Every definition, grouped by name (bulk form of [`IndexTx::definitions_named`]).
-    pub fn all_definitions(&self) -> Result<HashMap<String, Vec<Definition>>, StoreError> {
-        let mut stmt = self.tx.prepare(
-            "SELECT name, id, file_id, parent_id, kind FROM nodes WHERE kind <> 'file' ORDER BY id",
-        )?;
-        let mut rows = stmt.query([])?;
-        let mut out: HashMap<String, Vec<Definition>> = HashMap::new();
-        while let Some(r) = rows.next()? {
-            let kind: String = r.get(4)?;
-            out.entry(r.get(0)?).or_default().push(Definition {
-                id: r.get(1)?,
-                file_id: r.get(2)?,
-                parent_id: r.get(3)?,
-                callable: kind == "function" || kind == "method",
-            });
-        }
-        Ok(out)
+    /// Every definition in id order (bulk form of [`IndexTx::definitions_named`]).
+    pub fn all_definitions(&self) -> Result<Vec<Definition>, StoreError> {
+        let mut stmt = self.tx.prepare(&format!(
+            "SELECT {DEFINITION_COLUMNS} FROM nodes WHERE kind <> 'file' ORDER BY id"
+        ))?;
+        let rows = stmt
+            .query_map([], definition)?
+            .filter_map(Result::transpose)
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// One definition by node id (`None` for a file node or a missing id).
+    pub fn definition(&self, node_id: i64) -> Result<Option<Definition>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT {DEFINITION_COLUMNS} FROM nodes WHERE id = ?1"
+            ))?
+            .query_row([node_id], definition)
+            .optional()?
+            .flatten())
+    }
+
+    /// The signature of a node, if it has one.
+    pub fn signature(&self, node_id: i64) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT signature FROM nodes WHERE id = ?1")?
+            .query_row([node_id], |r| r.get(0))
+            .optional()?
+            .flatten())
     }
 
     /// The parent of a node (the class of a method), if any.
@@ -540,6 +731,85 @@ impl<'c> IndexTx<'c> {
             .query_row([node_id], |r| r.get(0))
             .optional()?
             .flatten())
+    }
+
+    /// The bases a class names, in the order written: for each inherit/implement
+    /// reference of `class_id`, the base's name, whether it is an `implements`, and the
+    /// class it resolved to (`None` when it did not: a base outside the workspace or not
+    /// found).
+    pub fn bases(&self, class_id: i64) -> Result<Vec<Base>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT r.src_id, r.name, r.kind, e.dst_id FROM refs r
+             LEFT JOIN edges e ON e.ref_id = r.id
+             WHERE r.src_id = ?1 AND (r.kind = 'inherit' OR r.kind = 'implement')
+             ORDER BY r.id",
+        )?;
+        let rows = stmt
+            .query_map([class_id], base_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows.into_iter().map(|(_, b)| b).collect())
+    }
+
+    /// The bases of every class (bulk form of [`IndexTx::bases`]).
+    pub fn all_bases(&self) -> Result<HashMap<i64, Vec<Base>>, StoreError> {
+        let mut stmt = self.tx.prepare(
+            "SELECT r.src_id, r.name, r.kind, e.dst_id FROM refs r
+             LEFT JOIN edges e ON e.ref_id = r.id
+             WHERE r.kind = 'inherit' OR r.kind = 'implement'
+             ORDER BY r.id",
+        )?;
+        let mut out: HashMap<i64, Vec<Base>> = HashMap::new();
+        for row in stmt.query_map([], base_row)? {
+            let (class, base) = row?;
+            out.entry(class).or_default().push(base);
+        }
+        Ok(out)
+    }
+
+    /// The renamed and default exports of a file: `(exported name, local name)`.
+    pub fn exports(&self, file_id: i64) -> Result<Vec<(String, String)>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT name, coalesce(qualifier, '') FROM refs WHERE file_id = ?1 AND kind = 'export'
+             ORDER BY id",
+        )?;
+        let rows = stmt
+            .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Every file's renamed and default exports (bulk form of [`IndexTx::exports`]).
+    pub fn all_exports(&self) -> Result<HashMap<i64, Vec<(String, String)>>, StoreError> {
+        let mut stmt = self.tx.prepare(
+            "SELECT file_id, name, coalesce(qualifier, '') FROM refs WHERE kind = 'export' ORDER BY id",
+        )?;
+        let mut rows = stmt.query([])?;
+        let mut out: HashMap<i64, Vec<(String, String)>> = HashMap::new();
+        while let Some(r) = rows.next()? {
+            out.entry(r.get(0)?)
+                .or_default()
+                .push((r.get(1)?, r.get(2)?));
+        }
+        Ok(out)
+    }
+
+    /// Files that import `file_id`, directly or through other files, `file_id` excluded
+    /// (the files whose references may resolve through it).
+    pub fn transitive_importers(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "WITH RECURSIVE up(file_id) AS (
+                 SELECT ?1
+                 UNION
+                 SELECT e.file_id FROM up
+                 JOIN nodes d ON d.file_id = up.file_id AND d.parent_id IS NULL AND d.kind = 'file'
+                 JOIN edges e ON e.dst_id = d.id AND e.kind = 'imports'
+             )
+             SELECT file_id FROM up WHERE file_id <> ?1 ORDER BY file_id",
+        )?;
+        let rows = stmt
+            .query_map([file_id], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(rows)
     }
 
     /// Files that the file whose `file` node is `file_node` imports (resolved import
@@ -560,30 +830,28 @@ impl<'c> IndexTx<'c> {
     /// its edges point at.
     pub fn file_imports(&self, file_id: i64) -> Result<Vec<FileImport>, StoreError> {
         let mut stmt = self.tx.prepare_cached(
-            "SELECT r.id, r.name, r.qualifier, r.status, d.file_id FROM refs r
+            "SELECT r.id, r.file_id, r.form, r.name, r.qualifier, r.bindings, r.status, d.file_id
+             FROM refs r
              LEFT JOIN edges e ON e.ref_id = r.id AND e.kind = 'imports'
              LEFT JOIN nodes d ON d.id = e.dst_id
              WHERE r.file_id = ?1 AND r.kind = 'import' ORDER BY r.id, d.file_id",
         )?;
-        let mut rows = stmt.query([file_id])?;
-        let mut out: Vec<FileImport> = Vec::new();
-        let mut last_id = None;
-        while let Some(r) = rows.next()? {
-            let id: i64 = r.get(0)?;
-            if last_id != Some(id) {
-                out.push(FileImport {
-                    specifier: r.get(1)?,
-                    qualifier: r.get(2)?,
-                    status: r.get(3)?,
-                    files: Vec::new(),
-                });
-                last_id = Some(id);
-            }
-            if let (Some(entry), Some(file)) = (out.last_mut(), r.get::<_, Option<i64>>(4)?) {
-                entry.files.push(file);
-            }
-        }
-        Ok(out)
+        let rows = stmt.query([file_id])?;
+        collect_imports(rows)
+    }
+
+    /// Every import reference with its status and target files (bulk form of
+    /// [`IndexTx::file_imports`]), in id order.
+    pub fn all_file_imports(&self) -> Result<Vec<FileImport>, StoreError> {
+        let mut stmt = self.tx.prepare(
+            "SELECT r.id, r.file_id, r.form, r.name, r.qualifier, r.bindings, r.status, d.file_id
+             FROM refs r
+             LEFT JOIN edges e ON e.ref_id = r.id AND e.kind = 'imports'
+             LEFT JOIN nodes d ON d.id = e.dst_id
+             WHERE r.kind = 'import' ORDER BY r.id, d.file_id",
+        )?;
+        let rows = stmt.query([])?;
+        collect_imports(rows)
     }
 
     /// Every (importer file, imported file) pair, for resolving many calls at once.
@@ -616,10 +884,14 @@ impl<'c> IndexTx<'c> {
         let mut out: Vec<(Ref, String, Vec<i64>)> = Vec::new();
         while let Some(row) = rows.next()? {
             let id: i64 = row.get(0)?;
-            let dst: Option<i64> = row.get(10)?;
+            let dst: Option<i64> = row.get(REF_COLUMN_COUNT + 1)?;
             match out.last_mut() {
                 Some((r, _, dsts)) if r.id == id => dsts.extend(dst),
-                _ => out.push((stored_ref(row)?, row.get(9)?, dst.into_iter().collect())),
+                _ => out.push((
+                    stored_ref(row)?,
+                    row.get(REF_COLUMN_COUNT)?,
+                    dst.into_iter().collect(),
+                )),
             }
         }
         Ok(out)
@@ -733,6 +1005,31 @@ impl<'c> IndexTx<'c> {
     pub fn generation(&self) -> Result<i64, StoreError> {
         Ok(super::read_generation(&self.tx)?)
     }
+}
+
+/// Groups rows of (ref id, file id, form, specifier, qualifier, bindings, status, target
+/// file) ordered by ref id into [`FileImport`]s.
+fn collect_imports(mut rows: rusqlite::Rows<'_>) -> Result<Vec<FileImport>, StoreError> {
+    let mut out: Vec<FileImport> = Vec::new();
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(0)?;
+        if out.last().map(|last| last.id) != Some(id) {
+            out.push(FileImport {
+                id,
+                file_id: r.get(1)?,
+                form: r.get::<_, Option<String>>(2)?.map(|f| intern(&f)),
+                specifier: r.get(3)?,
+                qualifier: r.get(4)?,
+                bindings: r.get(5)?,
+                status: r.get(6)?,
+                files: Vec::new(),
+            });
+        }
+        if let (Some(entry), Some(file)) = (out.last_mut(), r.get::<_, Option<i64>>(7)?) {
+            entry.files.push(file);
+        }
+    }
+    Ok(out)
 }
 
 /// The `index_runs` row of a run.

@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/003_thinking.sql"),
     include_str!("../../schema/004_import_flags.sql"),
     include_str!("../../schema/005_file_docs.sql"),
+    include_str!("../../schema/006_call_resolution.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

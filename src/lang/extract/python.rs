@@ -2,6 +2,8 @@
 
 use tree_sitter::{Node, TreeCursor};
 
+use super::super::ImportBinding;
+use super::bindings::Hint;
 use super::{text, Callee};
 
 /// `f` or `a.b.f` (name `f`, qualifier `a.b`); `None` for `f()()`, `x[0]()`, ..
@@ -37,21 +39,27 @@ fn imported(source: &[u8], node: Node) -> String {
     }
 }
 
-/// The `(specifier, names)` pairs of an import statement: one per module of
-/// `import a.b, c as d` (names empty); one for `from M import x, y` (names `x`, `y`,
-/// or `*`); `from __future__ import x` counts as a from-import of `__future__`.
+/// One Python import as [`imports`] splits it: the specifier, the `from` names (as
+/// imported), and the names bound in the importing file.
+pub(super) type PyImport = (String, Vec<String>, Vec<ImportBinding>);
+
+/// The imports of a statement: one per module of `import a.b, c as d` (names empty;
+/// `a.b` binds `a` to module `a`, `c as d` binds `d` to module `c`); one for
+/// `from M import x, y as z` (names `x`, `y`, bindings `x`, `z=y`; `*` for a star
+/// import); `from __future__ import x` counts as a from-import of `__future__`.
 pub(super) fn imports<'t>(
     statement: Node<'t>,
     source: &[u8],
     cursor: &mut TreeCursor<'t>,
-) -> Vec<(String, Vec<String>)> {
+) -> Vec<PyImport> {
     let kind = statement.kind();
-    let mut modules = Vec::new();
+    let mut modules: Vec<PyImport> = Vec::new();
     let mut from = match kind {
         "future_import_statement" => Some("__future__".to_string()),
         _ => None,
     };
     let mut names = Vec::new();
+    let mut bindings = Vec::new();
     cursor.reset(statement);
     if cursor.goto_first_child() {
         loop {
@@ -59,10 +67,29 @@ pub(super) fn imports<'t>(
             match cursor.field_name() {
                 Some("module_name") => from = Some(dotted(source, child)),
                 Some("name") if kind == "import_statement" => {
-                    modules.push((imported(source, child), Vec::new()))
+                    let module = imported(source, child);
+                    let binding = match alias(source, child) {
+                        Some(local) => ImportBinding::new(local, module.clone()),
+                        None => {
+                            let top = module.split('.').next().unwrap_or_default().to_string();
+                            ImportBinding::new(top.clone(), top)
+                        }
+                    };
+                    let bound = (!binding.local.is_empty()).then_some(binding);
+                    modules.push((module, Vec::new(), bound.into_iter().collect()))
                 }
-                Some("name") => names.push(imported(source, child)),
-                _ if child.kind() == "wildcard_import" => names.push("*".to_string()),
+                Some("name") => {
+                    let name = imported(source, child);
+                    let local = alias(source, child).unwrap_or_else(|| name.clone());
+                    if !name.is_empty() && !name.contains('.') {
+                        bindings.push(ImportBinding::new(local, name.clone()));
+                    }
+                    names.push(name);
+                }
+                _ if child.kind() == "wildcard_import" => {
+                    names.push("*".to_string());
+                    bindings.push(ImportBinding::new("*", "*"));
+                }
                 _ => {}
             }
             if !cursor.goto_next_sibling() {
@@ -71,10 +98,19 @@ pub(super) fn imports<'t>(
         }
     }
     if let Some(module) = from {
-        modules.push((module, names));
+        modules.push((module, names, bindings));
     }
-    modules.retain(|(module, _)| !module.is_empty());
+    modules.retain(|(module, _, _)| !module.is_empty());
     modules
+}
+
+/// The `as` name of an `aliased_import`.
+fn alias(source: &[u8], node: Node) -> Option<String> {
+    (node.kind() == "aliased_import")
+        .then(|| node.child_by_field_name("alias"))
+        .flatten()
+        .map(|alias| text::node_text(source, alias))
+        .filter(|alias| !alias.is_empty())
 }
 
 /// A base class's bare name: `B`, `m.B` → `B`, `Generic[T]` → `Generic`.
@@ -99,4 +135,47 @@ pub(super) fn is_type_checking(condition: Node, source: &[u8]) -> bool {
     name.is_some_and(|name| {
         source.get(name.start_byte()..name.end_byte()) == Some(b"TYPE_CHECKING".as_slice())
     })
+}
+
+/// The qualifier of a base (`models` in `models.Model`, `a.b` in `a.b.C[T]`); `None`
+/// for a bare name.
+pub(super) fn base_qualifier(node: Node, source: &[u8]) -> Option<String> {
+    let mut node = node;
+    loop {
+        match node.kind() {
+            "attribute" => {
+                return node
+                    .child_by_field_name("object")
+                    .map(|object| text::node_text(source, object))
+            }
+            "subscript" => node = node.child_by_field_name("value")?,
+            _ => return None,
+        }
+    }
+}
+
+/// The receiver type an annotation (a `type` node) states, normalized by
+/// [`crate::lang::annotations::python`].
+pub(super) fn type_hint(node: Node, source: &[u8]) -> Option<String> {
+    crate::lang::annotations::python(&text::node_text(source, node))
+}
+
+/// The receiver type a value gives its name: `Foo(...)` → `Foo()`, `a.make(...)` →
+/// `a.make()` (the result of that call), another name → that name's type; `None` for
+/// anything else.
+pub(super) fn value_hint(node: Node, source: &[u8]) -> Option<Hint> {
+    if node.kind() == "identifier" {
+        return Some(Hint::Name(text::node_text(source, node)));
+    }
+    if node.kind() != "call" {
+        return None;
+    }
+    let function = node.child_by_field_name("function")?;
+    let mut text = text::node_text(source, function);
+    text.retain(|c| !c.is_whitespace());
+    let dotted = !text.is_empty()
+        && text
+            .split('.')
+            .all(|s| !s.is_empty() && s.chars().all(|c| c == '_' || c.is_alphanumeric()));
+    dotted.then(|| Hint::Value(format!("{text}()")))
 }

@@ -1154,3 +1154,42 @@ fn python_stdlib_throughput() {
         })
     });
 }
+
+#[test]
+#[ignore]
+fn dump_facts_of_a_file() {
+    // CONSTELLATION_DUMP=path: prints the facts of one file (a development aid).
+    let Ok(path) = std::env::var("CONSTELLATION_DUMP") else {
+        return;
+    };
+    let bytes = std::fs::read(&path).unwrap();
+    let lang = Language::detect(&path, &bytes).unwrap();
+    let facts = extract(lang, &bytes).unwrap();
+    for c in &facts.calls {
+        println!("{c:?}");
+    }
+    for i in &facts.imports {
+        println!("{i:?}");
+    }
+    for i in &facts.inherits {
+        println!("{i:?}");
+    }
+    for e in &facts.exports {
+        println!("{e:?}");
+    }
+}
+
+#[test]
+#[ignore]
+fn dump_tree_of_a_file() {
+    // CONSTELLATION_DUMP=path: prints the syntax tree of one file (a development aid).
+    let Ok(path) = std::env::var("CONSTELLATION_DUMP") else {
+        return;
+    };
+    let bytes = std::fs::read(&path).unwrap();
+    let lang = Language::detect(&path, &bytes).unwrap();
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&super::super::grammar(lang)).unwrap();
+    let tree = parser.parse(&bytes, None).unwrap();
+    println!("{}", tree.root_node().to_sexp());
+}

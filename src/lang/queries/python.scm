@@ -26,3 +26,41 @@
 ; ---- inheritance: bases, keyword arguments (metaclass=) excluded ---------
 (class_definition
   superclasses: (argument_list [(identifier) (attribute) (subscript)] @inherit.extends))
+
+; ---- bindings: names bound in their scope (see extract/bindings.rs) -------
+; Parameters, with their annotations.
+(parameters (identifier) @local.name)
+(lambda_parameters (identifier) @local.name)
+(default_parameter name: (identifier) @local.name)
+(typed_parameter (identifier) @local.name type: (type) @local.type)
+(typed_default_parameter name: (identifier) @local.name type: (type) @local.type)
+(list_splat_pattern (identifier) @local.name)
+(dictionary_splat_pattern (identifier) @local.name)
+; Assignments: `x: Foo = ..`, `x = Foo()`, `a, b = ..`, `x += ..`, `(x := ..)`.
+(assignment left: (identifier) @local.name type: (type) @local.type)
+(assignment left: (identifier) @local.name !type right: (_) @local.value)
+(assignment left: [(pattern_list (identifier) @local.name)
+                   (tuple_pattern (identifier) @local.name)
+                   (list_pattern (identifier) @local.name)])
+(augmented_assignment left: (identifier) @local.name)
+(named_expression name: (identifier) @local.name value: (_) @local.value)
+; Loop, comprehension, `with .. as`, `except .. as` targets.
+(for_statement left: (identifier) @local.name)
+(for_statement left: [(pattern_list (identifier) @local.name)
+                      (tuple_pattern (identifier) @local.name)])
+(for_in_clause left: (identifier) @local.name)
+(for_in_clause left: [(pattern_list (identifier) @local.name)
+                      (tuple_pattern (identifier) @local.name)])
+(as_pattern_target (identifier) @local.name)
+(as_pattern_target [(tuple (identifier) @local.name) (list (identifier) @local.name)])
+; `global x` / `nonlocal x`.
+(global_statement (identifier) @local.global)
+(nonlocal_statement (identifier) @local.global)
+; Attributes set through the receiver: `self.x: Foo = ..`, `self.x = Foo()`.
+(assignment
+  left: (attribute object: (identifier) @field.object attribute: (identifier) @field.name)
+  type: (type) @field.type)
+(assignment
+  left: (attribute object: (identifier) @field.object attribute: (identifier) @field.name)
+  !type
+  right: (_) @field.value)
