@@ -548,6 +548,9 @@ class Mapper:
         d = Def(raw.get("path"), raw.get("line") or 0, raw.get("name") or "", raw.get("kind") or "",
                 bool(raw.get("callable")), bool(raw.get("definite")), bool(raw.get("dts")))
         d.is_class = d.kind in ("class", "ClassDeclaration", "ClassExpression")
+        if raw.get("import"):
+            d.where, d.rel = "import", f"import at {self.relative(d.path)[1] if d.path else '?'}"
+            return d
         if d.path is None:
             d.where, d.rel, d.definite = "external", "<compiled>", True
             return d
@@ -556,6 +559,9 @@ class Mapper:
             d.where, d.definite = "external", True
             return d
         rel = rel.replace(os.sep, "/")
+        if d.name == "export=":  # `module.exports = function () {..}`: anonymous, no node can match
+            d.where, d.rel = "nonode", f"{rel} (anonymous module.exports)"
+            return d
         bare = d.name.lstrip("#")  # `#priv` is the node `priv`
         if not re.search(rb"(?<![\w$])" + re.escape(bare.encode("utf-8")) + rb"(?![\w$])",
                          self.sources.line(rel, d.line)):
@@ -704,6 +710,8 @@ def no_answer_reason(defs: list[Def], error: str | None) -> str:
         return "timeout" if "timeout" in error.lower() else "error"
     if not defs:
         return "nothing found"
+    if all(d.where == "import" for d in defs):
+        return "stops at an import it cannot follow (compiled or missing module)"
     return "only a variable, parameter or interface member"
 
 
@@ -722,7 +730,7 @@ def measure_precision(project: Project, index: Index, mapper: Mapper, worker: Wo
         ref = index.refs[e.ref_id]
         rel = index.files[ref.file_id][0]
         text = sources.line(rel, ref.line)
-        col = ref.col if index.has_col else guess_col(text, ref.name, bool(ref.qualifier))
+        col = ref.col if ref.col is not None else guess_col(text, ref.name, bool(ref.qualifier))
         row = {"edge": e.id, "path": rel, "line": ref.line, "col": col, "name": ref.name,
                "qualifier": ref.qualifier, "rule": index.rule(e), "confidence": e.confidence,
                "kind": ref_kind(ref.qualifier), "code": text.decode("utf-8", "replace").strip(),
@@ -801,7 +809,9 @@ def measure_recall(project: Project, index: Index, mapper: Mapper, worker: Worke
                     skipped[f"analyser {no_answer_reason([], ans['error'])}"] += 1
                 elif not defs:
                     skipped["analyser: nothing found"] += 1
-                elif all(d.where == "external" for d in defs):
+                elif all(d.where == "import" for d in defs):
+                    skipped["analyser: stops at an import (compiled or missing module)"] += 1
+                elif any(d.where == "external" for d in defs):  # `append = lst.append` too
                     skipped["analyser: outside the workspace"] += 1
                 elif any(d.definite for d in defs):
                     skipped["analyser: declaration without body (.d.ts, overload, interface)"] += 1
@@ -813,10 +823,10 @@ def measure_recall(project: Project, index: Index, mapper: Mapper, worker: Worke
             skind = "constructor" if constructor else {"this": "self"}.get(kind, kind)
             fid = index.file_ids.get(rel)
             refs = [index.refs[i] for i in index.refs_at.get((fid, line), ())] if fid is not None else []
-            if index.has_col:  # a `#private` name may be stored from its `#` or after it
-                refs = [r for r in refs if r.col == col or (name.startswith("#") and r.col == col + 1)]
-            else:
-                refs = [r for r in refs if r.name.lstrip("#") == name.lstrip("#")]
+            # By column when the index has one (a `#private` name may be stored from its `#`
+            # or after it), else by name.
+            refs = [r for r in refs if ((r.col == col or (name.startswith("#") and r.col == col + 1))
+                                        if r.col is not None else r.name.lstrip("#") == name.lstrip("#"))]
             edges = [e for r in refs for e in index.edges_of_ref.get(r.id, ())]
             hit = any(e.dst_id in ok for e in edges)
             trusted = any(e.dst_id in ok and e.confidence >= args.min_confidence - 1e-9 for e in edges)
@@ -1064,9 +1074,13 @@ def jedi_worker() -> None:
     def describe(name, via: str) -> dict:
         path = str(name.module_path) if name.module_path else None
         kind = name.type
+        # A name bound by an import jedi could not follow further (a compiled module such
+        # as _weakref, or one that is not installed): it is no definition.
+        tree_name = getattr(name._name, "tree_name", None)
+        stopped = tree_name is not None and tree_name.search_ancestor("import_from", "import_name") is not None
+        fn = kind in ("function", "class") and not stopped
         return {"path": path, "line": name.line or 0, "name": name.name, "kind": kind, "via": via,
-                "callable": kind in ("function", "class"), "definite": kind in ("function", "class"),
-                "dts": bool(path and path.endswith(".pyi"))}
+                "callable": fn, "definite": fn, "import": stopped, "dts": bool(path and path.endswith(".pyi"))}
 
     def init(req: dict) -> dict:
         state["root"] = req["root"]
@@ -1134,12 +1148,19 @@ def jedi_worker() -> None:
                 res: dict = {"token": m.group(0) if m else None, "defs": []}
                 try:
                     defs = [describe(n, "goto") for n in timed(script.goto, line, ccol, follow_imports=True)]
-                    if not any(d["callable"] for d in defs):
-                        # `f = obj.method; f()`: the value the variable holds. jedi answers
-                        # `classmethod.__get__` of its builtins stub for a classmethod read
-                        # through `cls` (`f = cls.m`): a descriptor artifact, dropped.
-                        defs += [describe(n, "infer") for n in timed(script.infer, line, ccol)
-                                 if n.type in ("function", "class") and n.name != "__get__"]
+                    if not any(d["callable"] for d in defs) or any(d["dts"] for d in defs):
+                        # infer() too when goto found no function or class (`f = obj.method;
+                        # f()`: the value the variable holds), and when goto stopped in a
+                        # typeshed stub: goto fails to turn some stub methods back into their
+                        # source (unittest's TestCase.assertEqual), infer does not.
+                        # jedi infers `classmethod.__get__` of its builtins stub for a
+                        # classmethod read through `cls` (`f = cls.m`): a descriptor
+                        # artifact, dropped.
+                        seen = {(d["path"], d["line"]) for d in defs}
+                        for n in timed(script.infer, line, ccol):
+                            d = describe(n, "infer")
+                            if d["callable"] and n.name != "__get__" and (d["path"], d["line"]) not in seen:
+                                defs.append(d)
                     res["defs"] = defs
                 except QueryTimeout:
                     res["error"] = f"timeout after {state['timeout']:.0f}s"
