@@ -1200,17 +1200,19 @@ def jedi_worker() -> None:
                                 defs.append(d)
                     # typeshed's os/path.pyi star-imports ntpath under `if sys.platform ==
                     # "win32"` and posixpath under `else`; jedi cannot decide the test and
-                    # answers ntpath for os.path.join & co. Off Windows the call reaches
-                    # posixpath: its definition replaces ntpath's, unless the code names
-                    # ntpath itself (`ntpath.join`, `from ntpath import join`).
-                    if sys.platform != "win32" and any(is_ntpath(d) for d in defs) \
-                            and not re.search(r"ntpath\s*\.\s*$", text[:ccol]):
-                        local = timed(script.goto, line, ccol, follow_imports=False)
-                        if not any("ntpath" in (n.get_line_code() or "") for n in local if n.module_path == Path(path)):
-                            twin = posix_twin(next(d["name"] for d in defs if is_ntpath(d)))
-                            if twin:
-                                defs = [d for d in defs if not is_ntpath(d)] + twin
-                                res["note"] = "os.path answered with posixpath, not ntpath"
+                    # answers ntpath for os.path.join & co. Off Windows such a call reaches
+                    # posixpath: its definition replaces ntpath's when the call goes through
+                    # os.path (`os.path.join(`, `path.join(`, or a name imported from os.path).
+                    if sys.platform != "win32" and any(is_ntpath(d) for d in defs):
+                        via_os_path = re.search(r"(?<![\w])path\s*\.\s*$", text[:ccol]) is not None
+                        if not via_os_path and not re.search(r"[\w.]\s*$", text[:ccol]):
+                            local = timed(script.goto, line, ccol, follow_imports=False)
+                            via_os_path = any(re.search(r"\bos\.path\b|\bfrom\s+os\s+import\b", n.get_line_code() or "")
+                                              for n in local if n.module_path == Path(path))
+                        twin = posix_twin(next(d["name"] for d in defs if is_ntpath(d))) if via_os_path else []
+                        if twin:
+                            defs = [d for d in defs if not is_ntpath(d)] + twin
+                            res["note"] = "os.path answered with posixpath, not ntpath"
                     res["defs"] = defs
                 except QueryTimeout:
                     res["error"] = f"timeout after {state['timeout']:.0f}s"
