@@ -148,7 +148,7 @@ struct SummarizeOpts {
     #[arg(long = "include-filter", value_name = "GLOB")]
     include_filters: Vec<String>,
     /// Leave out files matching this glob (repeatable; replaces the default
-    /// tests/**, vendor/**, generated/**, examples/**).
+    /// **/tests/**, **/test/**, **/fixtures/**, vendor/**, generated/**, examples/**).
     #[arg(long = "exclude-filter", value_name = "GLOB")]
     exclude_filters: Vec<String>,
     /// Only this language (repeatable).
@@ -177,6 +177,10 @@ struct SummarizeOpts {
     /// summary (text), json or dot.
     #[arg(long, default_value = "summary")]
     format: String,
+    /// Use only edges at least this confident (0-1): call and base edges carry the
+    /// measured precision of the rule that resolved them.
+    #[arg(long, default_value_t = constellation::graph::symbol_graph::DEFAULT_MIN_CONFIDENCE)]
+    min_confidence: f64,
 }
 
 impl SummarizeOpts {
@@ -198,6 +202,7 @@ impl SummarizeOpts {
             "path_max_hops": self.path_max_hops,
             "budget_tokens": self.budget_tokens,
             "format": self.format,
+            "min_confidence": self.min_confidence,
         });
         serde_json::from_value(value).map_err(|e| anyhow::anyhow!("invalid_argument: {e}"))
     }

@@ -56,6 +56,13 @@ fn functions(info: &Value) -> Vec<(String, i64, i64, Vec<String>)> {
                             c["line"]
                         )
                     })
+                    .chain(
+                        // Resolved calls whose rule is below the default min_confidence.
+                        f["callersBelowMinConfidence"]
+                            .as_u64()
+                            .filter(|&n| n > 0)
+                            .map(|n| format!("{n} below min_confidence")),
+                    )
                     .collect(),
             )
         })
@@ -120,9 +127,6 @@ The circle's area.
 **Implementation Summary**:
 - Calls circle_area with the radius.
 
-**Called by:**
-- `main` in `app.py`
-
 ---
 "#;
 
@@ -169,7 +173,13 @@ fn file_info_structure_prompt_and_report_round_trip() {
                 s(&["Circle::area@geo/shapes.py:21"])
             ),
             ("Circle::__init__".into(), 17, 18, vec![]),
-            ("Circle::area".into(), 20, 21, s(&["main@app.py:8"])),
+            // `c.area()` on `c = Circle(2)`: a typed receiver, below 0.97.
+            (
+                "Circle::area".into(),
+                20,
+                21,
+                s(&["1 below min_confidence"])
+            ),
         ]
     );
     let st = &info["structure"];

@@ -66,12 +66,20 @@ impl SymbolNode {
     }
 }
 
+/// The `min_confidence` the graph tools use when the caller gives none: every edge
+/// they use is at least this precise. Call and base edges carry the measured precision
+/// of the rule that resolved them (`edges.confidence`); 0.97 keeps the rules measured
+/// at 97% or better and leaves out weaker ones (see ARCHITECTURE.md, "Call resolution").
+pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.97;
+
 /// An edge of the symbol graph.
 #[derive(Debug, Clone, Copy)]
 pub struct SymbolEdge {
     pub kind: EdgeKind,
     /// 1.0 for certain edges; calls carry their resolution confidence.
     pub confidence: f32,
+    /// The rule that found the edge (`edges.provenance`).
+    pub provenance: &'static str,
     /// 1-based line of the reference, 0 when none (`contains`).
     pub line: u32,
 }
@@ -99,8 +107,35 @@ pub struct SymbolGraph {
     by_id: HashMap<i64, NodeIndex>,
     pagerank: OnceLock<Vec<f64>>,
     communities: OnceLock<Communities>,
+    /// The `min_confidence` of this snapshot: 0.0 for the whole graph; for a
+    /// [`SymbolGraph::trusted`] view, the threshold its edges passed.
+    min_confidence: f64,
+    /// Edges of the whole graph this view leaves out (0 for the whole graph).
+    left_out: usize,
+    /// The lowest confidence of any edge (1.0 without edges).
+    weakest: f64,
     /// Results derived from this snapshot by the tools, keyed by what they depend on.
     memo: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+}
+
+/// The static name of a stored provenance (`edges.provenance`); `other` for a name this
+/// build does not know (a database written by a newer build).
+fn intern_provenance(p: &str) -> &'static str {
+    match p {
+        "syntax" => "syntax",
+        "specifier" => "specifier",
+        "scope" => "scope",
+        "import" => "import",
+        "module" => "module",
+        "self" => "self",
+        "super" => "super",
+        "typed" => "typed",
+        "class" => "class",
+        "package" => "package",
+        "header" => "header",
+        "scip" => "scip",
+        _ => "other",
+    }
 }
 
 /// Most derived results kept per snapshot; the memo is emptied when it would grow past.
@@ -148,10 +183,15 @@ impl SymbolGraph {
                 SymbolEdge {
                     kind,
                     confidence: e.confidence as f32,
+                    provenance: intern_provenance(&e.provenance),
                     line: e.line.unwrap_or(0).max(0) as u32,
                 },
             );
         }
+        let weakest = graph
+            .edge_weights()
+            .map(|e| f64::from(e.confidence))
+            .fold(1.0, f64::min);
         SymbolGraph {
             graph,
             generation: rows.generation,
@@ -159,8 +199,59 @@ impl SymbolGraph {
             by_id,
             pagerank: OnceLock::new(),
             communities: OnceLock::new(),
+            min_confidence: 0.0,
+            left_out: 0,
+            weakest,
             memo: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The view of this snapshot that the graph algorithms run on: every node, and only
+    /// the edges whose confidence is at least `min_confidence` (imports, containment and
+    /// compiler-index edges are 1.0 and always kept). Node indices are those of `self`.
+    /// Built once per threshold and snapshot; `self` itself when no edge falls below.
+    /// Cost: O(nodes + edges) the first time.
+    pub fn trusted(self: &Arc<Self>, min_confidence: f64) -> Arc<SymbolGraph> {
+        if min_confidence <= self.weakest || min_confidence <= self.min_confidence {
+            return Arc::clone(self);
+        }
+        let key = format!("trusted:{min_confidence}");
+        let view: Arc<Arc<SymbolGraph>> = self.memo(&key, || {
+            // Confidences are stored as f32: compare at that precision so 0.97 keeps 0.97.
+            let min = min_confidence as f32;
+            let graph = self.graph.filter_map(
+                |_, n| Some(n.clone()),
+                |_, e| (e.confidence >= min).then_some(*e),
+            );
+            let left_out = self.graph.edge_count() - graph.edge_count() + self.left_out;
+            let weakest = graph
+                .edge_weights()
+                .map(|e| f64::from(e.confidence))
+                .fold(1.0, f64::min);
+            Arc::new(SymbolGraph {
+                graph,
+                generation: self.generation,
+                by_key: self.by_key.clone(),
+                by_id: self.by_id.clone(),
+                pagerank: OnceLock::new(),
+                communities: OnceLock::new(),
+                min_confidence,
+                left_out,
+                weakest,
+                memo: Mutex::new(HashMap::new()),
+            })
+        });
+        Arc::clone(&view)
+    }
+
+    /// The `min_confidence` this view was filtered at (0.0 for the whole graph).
+    pub fn min_confidence(&self) -> f64 {
+        self.min_confidence
+    }
+
+    /// How many edges of the whole graph this view leaves out for their confidence.
+    pub fn left_out(&self) -> usize {
+        self.left_out
     }
 
     /// The node with this key (`func:src/a.rs::f`).

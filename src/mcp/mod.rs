@@ -189,7 +189,7 @@ impl Server {
     /// Seed 001's budgeted summary.
     #[tool(
         name = "summarize_graph",
-        description = "Budgeted summary of the symbol graph (functions, classes, files and their calls/imports/contains/inherits edges): graph_stats, the most central nodes by PageRank (top_nodes), communities (label propagation) with the edges between them, call-path samples, for the whole workspace or around seeds. The rendered answer fits budget_tokens (cl100k_base): when it would not, lists are cut step by step and `truncated` is true with `truncation` saying what was dropped. format json (default), summary (or text) or dot.",
+        description = "Budgeted summary of the symbol graph (functions, classes, files and their calls/imports/contains/inherits edges): graph_stats, the most central nodes by PageRank (top_nodes), communities (label propagation) with the edges between them, call-path samples, for the whole workspace or around seeds. Only edges at least min_confidence confident are used (default 0.97: call and base edges carry the measured precision of the rule that resolved them; graph_stats says how many weaker ones were left out). The rendered answer fits budget_tokens (cl100k_base): when it would not, lists are cut step by step and `truncated` is true with `truncation` saying what was dropped. format json (default), summary (or text) or dot.",
         input_schema = input_schema::<SummarizeArgs>(),
         output_schema = rmcp::handler::server::common::schema_for_output::<SummarizeResponse>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
@@ -207,7 +207,7 @@ impl Server {
     /// Seed 001 drill-down: one node.
     #[tool(
         name = "get_node_details",
-        description = "Details of one node of the symbol graph: kind, label, file, lines, signature, in/out degree, PageRank, community, and the callers and callees with the lines of the calls (cut to budget_tokens; truncated says so).",
+        description = "Details of one node of the symbol graph: kind, label, file, lines, signature, in/out degree, PageRank, community, and the callers and callees with the lines, provenance and confidence of the calls (edges at least min_confidence confident, default 0.97). Also what no rule resolved: possible callers/callees (name match only) as counts, listed with include_possible: true, and the node's own unresolved, ambiguous and external calls. \"no callers\" is said only when no call site names the node. Cut to budget_tokens; truncated says so.",
         input_schema = input_schema::<NodeDetailsArgs>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
@@ -218,7 +218,10 @@ impl Server {
         self.drill(
             args,
             |a: &NodeDetailsArgs| a.workspace_root.as_deref(),
-            drill::get_node_details,
+            |ws, g, a| {
+                let conn = ws.store().conn()?;
+                drill::get_node_details(g, Some(&conn), a)
+            },
         )
         .await
     }
@@ -226,7 +229,7 @@ impl Server {
     /// Seed 001 drill-down: paths.
     #[tool(
         name = "get_paths",
-        description = "Up to `limit` shortest simple paths (by hops, at most max_hops) from src to dst along calls, imports, inherits and implements edges. Nodes are given as node ids (func:PATH::name) or a label/name naming one node.",
+        description = "Up to `limit` shortest simple paths (by hops, at most max_hops) from src to dst along calls, imports, inherits and implements edges. Nodes are given as node ids (func:PATH::name) or a label/name naming one node. Uses only edges at least min_confidence confident (default 0.97).",
         input_schema = input_schema::<PathsArgs>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
@@ -237,7 +240,7 @@ impl Server {
         self.drill(
             args,
             |a: &PathsArgs| a.workspace_root.as_deref(),
-            drill::get_paths,
+            |_, g, a| drill::get_paths(g, a),
         )
         .await
     }
@@ -245,7 +248,7 @@ impl Server {
     /// Seed 001 drill-down: a community.
     #[tool(
         name = "get_community",
-        description = "One community (label propagation over the symbol graph; ids as summarize_graph lists them): size, most central nodes by PageRank, files, and edges to other communities.",
+        description = "One community (label propagation over the symbol graph; ids as summarize_graph lists them): size, most central nodes by PageRank, files, and edges to other communities. Uses only edges at least min_confidence confident (default 0.97).",
         input_schema = input_schema::<CommunityArgs>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
@@ -256,7 +259,7 @@ impl Server {
         self.drill(
             args,
             |a: &CommunityArgs| a.workspace_root.as_deref(),
-            drill::get_community,
+            |_, g, a| drill::get_community(g, a),
         )
         .await
     }
@@ -264,7 +267,7 @@ impl Server {
     /// Seed 001 drill-down: neighbourhood.
     #[tool(
         name = "expand",
-        description = "The induced subgraph around one node: every node within `radius` hops (either direction; nearest first, capped) and the edges between them.",
+        description = "The induced subgraph around one node: every node within `radius` hops (either direction; nearest first, capped) and the edges between them. Uses only edges at least min_confidence confident (default 0.97).",
         input_schema = input_schema::<ExpandArgs>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
@@ -275,7 +278,7 @@ impl Server {
         self.drill(
             args,
             |a: &ExpandArgs| a.workspace_root.as_deref(),
-            drill::expand,
+            |_, g, a| drill::expand(g, a),
         )
         .await
     }
@@ -283,7 +286,7 @@ impl Server {
     /// Seed 001 drill-down: rankings.
     #[tool(
         name = "list_top_nodes",
-        description = "The k most important nodes of the symbol graph by metric: pr (PageRank), degree (in + out) or betweenness (Brandes; exact below 5,000 nodes, sampled above, and the answer says which).",
+        description = "The k most important nodes of the symbol graph by metric: pr (PageRank), degree (in + out) or betweenness (Brandes; exact below 5,000 nodes, sampled above, and the answer says which). Uses only edges at least min_confidence confident (default 0.97).",
         input_schema = input_schema::<TopNodesArgs>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
@@ -294,7 +297,7 @@ impl Server {
         self.drill(
             args,
             |a: &TopNodesArgs| a.workspace_root.as_deref(),
-            drill::list_top_nodes,
+            |_, g, a| drill::list_top_nodes(g, a),
         )
         .await
     }
@@ -659,7 +662,11 @@ impl Server {
     ) -> Result<CallToolResult, String>
     where
         A: DeserializeOwned + Send + 'static,
-        F: FnOnce(&crate::graph::SymbolGraph, &A) -> Result<serde_json::Value, ToolError>
+        F: FnOnce(
+                &Workspace,
+                &std::sync::Arc<crate::graph::SymbolGraph>,
+                &A,
+            ) -> Result<serde_json::Value, ToolError>
             + Send
             + 'static,
     {
@@ -668,7 +675,7 @@ impl Server {
         blocking(move || {
             ws.refresh_within(FRESHNESS_WINDOW)?;
             let g = ws.symbol_graph()?;
-            Ok(CallToolResult::structured(run(&g, &args)?))
+            Ok(CallToolResult::structured(run(&ws, &g, &args)?))
         })
         .await
     }

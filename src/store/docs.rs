@@ -76,6 +76,8 @@ pub struct CallerEntry {
     pub line: Option<i64>,
     /// Resolution confidence of the call edge.
     pub confidence: f64,
+    /// The rule that resolved it (`edges.provenance`).
+    pub provenance: String,
 }
 
 /// A file under a folder, with its symbol counts.
@@ -201,7 +203,7 @@ pub fn file_imports(conn: &Connection, file_id: i64) -> Result<Vec<ImportEntry>,
 /// and line.
 pub fn callers_into_file(conn: &Connection, file_id: i64) -> Result<Vec<CallerEntry>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT e.dst_id, s.qualified_name, s.kind, sf.path, e.line, e.confidence
+        "SELECT e.dst_id, s.qualified_name, s.kind, sf.path, e.line, e.confidence, e.provenance
          FROM nodes d JOIN edges e ON e.dst_id = d.id AND e.kind = 'calls'
          JOIN nodes s ON s.id = e.src_id JOIN files sf ON sf.id = s.file_id
          WHERE d.file_id = ?1
@@ -216,6 +218,7 @@ pub fn callers_into_file(conn: &Connection, file_id: i64) -> Result<Vec<CallerEn
                 path: r.get(3)?,
                 line: r.get(4)?,
                 confidence: r.get(5)?,
+                provenance: r.get(6)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;

@@ -90,6 +90,9 @@ pub struct SymbolEdgeRow {
     /// `imports` | `calls` | `contains` | `inherits` | `implements`.
     pub kind: String,
     pub confidence: f64,
+    /// `edges.provenance`: the rule that found the edge (`syntax`, `specifier`, `scope`,
+    /// `import`, `self`, ..., `scip`).
+    pub provenance: String,
     pub line: Option<i64>,
 }
 
@@ -130,8 +133,9 @@ pub fn load_symbol_graph(conn: &mut Connection) -> Result<SymbolGraphRows, Store
         rows
     };
     let edges = {
-        let mut stmt =
-            tx.prepare("SELECT src_id, dst_id, kind, confidence, line FROM edges ORDER BY id")?;
+        let mut stmt = tx.prepare(
+            "SELECT src_id, dst_id, kind, confidence, line, provenance FROM edges ORDER BY id",
+        )?;
         let rows = stmt
             .query_map([], |r| {
                 Ok(SymbolEdgeRow {
@@ -140,6 +144,7 @@ pub fn load_symbol_graph(conn: &mut Connection) -> Result<SymbolGraphRows, Store
                     kind: r.get(2)?,
                     confidence: r.get(3)?,
                     line: r.get(4)?,
+                    provenance: r.get(5)?,
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -151,4 +156,98 @@ pub fn load_symbol_graph(conn: &mut Connection) -> Result<SymbolGraphRows, Store
         edges,
         generation,
     })
+}
+
+/// A call site that names a node but that no rule resolved to it: the call is
+/// `unresolved` (no rule applies, e.g. a receiver of unknown type) or `ambiguous`
+/// (several definitions fit), and the node merely carries the called name. Read from
+/// the view `possible_calls`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PossibleCall {
+    /// The call site (`refs.id`).
+    pub ref_id: i64,
+    /// The other end: the calling node for a possible caller, a definition with the
+    /// called name for a possible callee.
+    pub node_id: i64,
+    /// 1-based line of the call.
+    pub line: i64,
+    /// `unresolved` or `ambiguous`.
+    pub status: String,
+}
+
+/// What the index knows about a node's calls beyond its resolved edges.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UnresolvedCalls {
+    /// Call sites elsewhere whose callee is unresolved or ambiguous and whose name is
+    /// this node's name (name match only).
+    pub possible_callers_total: usize,
+    /// Definitions with the name of one of this node's unresolved or ambiguous calls.
+    pub possible_callees_total: usize,
+    /// This node's own call sites by status: `unresolved`, `ambiguous`, `external`.
+    pub unresolved: usize,
+    pub ambiguous: usize,
+    pub external: usize,
+    /// Up to the requested number of possible callers and callees, by line.
+    pub possible_callers: Vec<PossibleCall>,
+    pub possible_callees: Vec<PossibleCall>,
+}
+
+/// The possible callers and callees of node `id` (name match only, view
+/// `possible_calls`) and the outcome counts of its own call sites; lists at most `limit`
+/// entries each (0: counts only).
+pub fn unresolved_calls(
+    conn: &Connection,
+    id: i64,
+    limit: usize,
+) -> Result<UnresolvedCalls, StoreError> {
+    let mut out = UnresolvedCalls::default();
+    let count = |sql: &str| -> Result<usize, StoreError> {
+        Ok(conn
+            .prepare_cached(sql)?
+            .query_row([id], |r| r.get::<_, i64>(0))?
+            .max(0) as usize)
+    };
+    out.possible_callers_total =
+        count("SELECT count(DISTINCT ref_id) FROM possible_calls WHERE dst_id = ?1")?;
+    out.possible_callees_total =
+        count("SELECT count(DISTINCT dst_id) FROM possible_calls WHERE src_id = ?1")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT status, count(*) FROM refs WHERE src_id = ?1 AND kind = 'call' GROUP BY status",
+    )?;
+    let rows = stmt.query_map([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+    for row in rows {
+        let (status, n) = row?;
+        let n = n.max(0) as usize;
+        match status.as_str() {
+            "unresolved" => out.unresolved = n,
+            "ambiguous" => out.ambiguous = n,
+            "external" => out.external = n,
+            _ => {}
+        }
+    }
+    if limit > 0 {
+        let list = |sql: &str| -> Result<Vec<PossibleCall>, StoreError> {
+            let mut stmt = conn.prepare_cached(sql)?;
+            let rows = stmt
+                .query_map(rusqlite::params![id, limit as i64], |r| {
+                    Ok(PossibleCall {
+                        ref_id: r.get(0)?,
+                        node_id: r.get(1)?,
+                        line: r.get(2)?,
+                        status: r.get(3)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        };
+        out.possible_callers = list(
+            "SELECT ref_id, src_id, line, status FROM possible_calls WHERE dst_id = ?1
+             ORDER BY file_id, line, ref_id LIMIT ?2",
+        )?;
+        out.possible_callees = list(
+            "SELECT ref_id, dst_id, line, status FROM possible_calls WHERE src_id = ?1
+             ORDER BY line, ref_id, dst_id LIMIT ?2",
+        )?;
+    }
+    Ok(out)
 }

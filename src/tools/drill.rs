@@ -3,6 +3,9 @@
 //! `budget_tokens`, and cuts its lists (saying `truncated: true`) to fit it.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+use rusqlite::Connection;
 
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
@@ -17,7 +20,8 @@ use crate::graph::symbol_graph::EdgeKind;
 use crate::graph::SymbolGraph;
 
 use super::summarize::{count_tokens, resolve_seed};
-use super::ToolError;
+use super::{min_confidence, ToolError};
+use crate::store::graph::{unresolved_calls, PossibleCall};
 
 /// Default `budget_tokens` of the drill-down tools.
 pub const DEFAULT_BUDGET: usize = 3000;
@@ -79,21 +83,41 @@ fn brief(g: &SymbolGraph, ix: NodeIndex) -> Value {
 pub struct NodeDetailsArgs {
     /// Node id (`func:src/a.rs::f`), or a label/name naming one node.
     pub node_id: String,
+    /// Also list the possible callers and callees (name match only: call sites no rule
+    /// resolved whose called name is this node's, and definitions named like this
+    /// node's unresolved calls). Default false: counts only.
+    pub include_possible: Option<bool>,
     /// Token budget (default 3000).
     pub budget_tokens: Option<usize>,
+    /// Use only edges at least this confident (0-1, default 0.97).
+    pub min_confidence: Option<f64>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }
 
 /// `get_node_details`: kind, label, file, lines, signature, in/out degree, community,
-/// sample callers and callees with the lines of the calls.
-pub fn get_node_details(g: &SymbolGraph, args: &NodeDetailsArgs) -> Result<Value, ToolError> {
+/// callers and callees with the lines of the calls (edges at least `min_confidence`
+/// confident, each with its provenance and confidence), and, read from `conn`, what no
+/// rule resolved: the node's own unresolved, ambiguous and external call sites, and its
+/// possible callers and callees (name match only, listed with `include_possible`). A
+/// node without resolved callers but with possible ones says so in `note`: "no callers"
+/// is only said when no call site anywhere names it.
+///
+/// Errors: `not_found` / `invalid_argument` for the node, `invalid_argument` for
+/// `min_confidence`, `budget_too_small`, `database_error`.
+pub fn get_node_details(
+    whole: &Arc<SymbolGraph>,
+    conn: Option<&Connection>,
+    args: &NodeDetailsArgs,
+) -> Result<Value, ToolError> {
+    let min = min_confidence(args.min_confidence)?;
+    let g = &*whole.trusted(min);
     let ix = node_arg(g, "node_id", &args.node_id)?;
     let n = g.node(ix);
     let comms = g.communities();
     let pr = g.pagerank();
     let linked = |dir: Direction| -> Vec<Value> {
-        let mut v: Vec<(NodeIndex, u32)> = g
+        let mut v: Vec<(NodeIndex, u32, &'static str, f32)> = g
             .graph
             .edges_directed(ix, dir)
             .filter(|e| e.weight().kind == EdgeKind::Calls)
@@ -103,22 +127,90 @@ pub fn get_node_details(g: &SymbolGraph, args: &NodeDetailsArgs) -> Result<Value
                 } else {
                     e.target()
                 };
-                (other, e.weight().line)
+                let w = e.weight();
+                (other, w.line, w.provenance, w.confidence)
             })
             .collect();
-        v.sort_by(|a, b| pr[b.0.index()].total_cmp(&pr[a.0.index()]).then(a.cmp(b)));
+        v.sort_by(|a, b| {
+            pr[b.0.index()]
+                .total_cmp(&pr[a.0.index()])
+                .then(a.0.cmp(&b.0))
+                .then(a.1.cmp(&b.1))
+        });
         v.into_iter()
-            .map(|(o, line)| {
+            .map(|(o, line, provenance, confidence)| {
                 let mut b = brief(g, o);
                 b["call_line"] = json!(line);
+                b["provenance"] = json!(provenance);
+                b["confidence"] = json!((f64::from(confidence) * 1000.0).round() / 1000.0);
                 b
             })
             .collect()
     };
     let (callers, callees) = (linked(Direction::Incoming), linked(Direction::Outgoing));
-    let max = callers.len().max(callees.len());
+    let weaker = |dir: Direction| {
+        let all = whole
+            .graph
+            .edges_directed(ix, dir)
+            .filter(|e| e.weight().kind == EdgeKind::Calls)
+            .count();
+        let kept = g
+            .graph
+            .edges_directed(ix, dir)
+            .filter(|e| e.weight().kind == EdgeKind::Calls)
+            .count();
+        all - kept
+    };
+    let (weaker_in, weaker_out) = (weaker(Direction::Incoming), weaker(Direction::Outgoing));
+    let include_possible = args.include_possible.unwrap_or(false);
+    let unresolved = match conn {
+        Some(c) => Some(unresolved_calls(
+            c,
+            n.id,
+            if include_possible { POSSIBLE_CAP } else { 0 },
+        )?),
+        None => None,
+    };
+    let possible = |list: &[PossibleCall]| -> Vec<Value> {
+        list.iter()
+            .filter_map(|p| {
+                let o = g.by_id(p.node_id)?;
+                let mut b = brief(g, o);
+                b["call_line"] = json!(p.line);
+                b["status"] = json!(p.status);
+                Some(b)
+            })
+            .collect()
+    };
+    let note = match &unresolved {
+        Some(u) if callers.is_empty() && u.possible_callers_total > 0 => Some(format!(
+            "no resolved callers{}; {} call site(s) elsewhere are unresolved or ambiguous and call a name this node has (name match only){}",
+            if weaker_in > 0 { format!(" at min_confidence {min} ({weaker_in} weaker)") } else { String::new() },
+            u.possible_callers_total,
+            if include_possible { "" } else { "; include_possible: true lists them" }
+        )),
+        Some(_) if callers.is_empty() && weaker_in > 0 => Some(format!(
+            "no callers at min_confidence {min}; {weaker_in} weaker call edge(s) reach it (lower min_confidence to see them)"
+        )),
+        Some(_) if callers.is_empty() => Some(
+            "no callers: no call site in the index resolves to it or calls its name".to_string(),
+        ),
+        None => None,
+        Some(_) => None,
+    };
+    let (possible_callers, possible_callees) = match &unresolved {
+        Some(u) if include_possible => {
+            (possible(&u.possible_callers), possible(&u.possible_callees))
+        }
+        _ => (Vec::new(), Vec::new()),
+    };
+    let max = callers
+        .len()
+        .max(callees.len())
+        .max(possible_callers.len())
+        .max(possible_callees.len());
     fit(args.budget_tokens.unwrap_or(DEFAULT_BUDGET), max, |limit| {
-        json!({
+        let mut v = json!({
             "node_id": n.key,
             "kind": n.kind,
             "label": n.label(),
@@ -130,13 +222,36 @@ pub fn get_node_details(g: &SymbolGraph, args: &NodeDetailsArgs) -> Result<Value
             "out_degree": g.graph.edges_directed(ix, Direction::Outgoing).count(),
             "pagerank": pr[ix.index()],
             "community": comms.ids[comms.labels[ix.index()]],
+            "min_confidence": min,
             "callers_total": callers.len(),
             "callees_total": callees.len(),
+            "callers_below_min_confidence": weaker_in,
+            "callees_below_min_confidence": weaker_out,
             "callers": callers.iter().take(limit).collect::<Vec<_>>(),
             "callees": callees.iter().take(limit).collect::<Vec<_>>(),
-        })
+        });
+        if let Some(u) = &unresolved {
+            v["possible_callers_total"] = json!(u.possible_callers_total);
+            v["possible_callees_total"] = json!(u.possible_callees_total);
+            v["calls_unresolved"] = json!(u.unresolved);
+            v["calls_ambiguous"] = json!(u.ambiguous);
+            v["calls_external"] = json!(u.external);
+            if include_possible {
+                v["possible_callers"] =
+                    json!(possible_callers.iter().take(limit).collect::<Vec<_>>());
+                v["possible_callees"] =
+                    json!(possible_callees.iter().take(limit).collect::<Vec<_>>());
+            }
+        }
+        if let Some(note) = &note {
+            v["note"] = json!(note);
+        }
+        v
     })
 }
+
+/// Most possible callers and callees `get_node_details` lists (before the budget cut).
+pub const POSSIBLE_CAP: usize = 200;
 
 /// Arguments of `get_paths`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -150,13 +265,16 @@ pub struct PathsArgs {
     pub max_hops: Option<usize>,
     /// Token budget (default 3000).
     pub budget_tokens: Option<usize>,
+    /// Use only edges at least this confident (0-1, default 0.97).
+    pub min_confidence: Option<f64>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }
 
 /// `get_paths`: up to `limit` shortest simple paths from `src` to `dst` within
 /// `max_hops`, along calls, imports, inherits and implements edges (not containment).
-pub fn get_paths(g: &SymbolGraph, args: &PathsArgs) -> Result<Value, ToolError> {
+pub fn get_paths(whole: &Arc<SymbolGraph>, args: &PathsArgs) -> Result<Value, ToolError> {
+    let g = &*whole.trusted(min_confidence(args.min_confidence)?);
     let (a, b) = (
         node_arg(g, "src", &args.src)?,
         node_arg(g, "dst", &args.dst)?,
@@ -197,12 +315,15 @@ pub struct CommunityArgs {
     pub community_id: String,
     /// Token budget (default 3000).
     pub budget_tokens: Option<usize>,
+    /// Use only edges at least this confident (0-1, default 0.97).
+    pub min_confidence: Option<f64>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }
 
 /// `get_community`: size, top nodes by PageRank, files, and edges to other communities.
-pub fn get_community(g: &SymbolGraph, args: &CommunityArgs) -> Result<Value, ToolError> {
+pub fn get_community(whole: &Arc<SymbolGraph>, args: &CommunityArgs) -> Result<Value, ToolError> {
+    let g = &*whole.trusted(min_confidence(args.min_confidence)?);
     let c = g.community_by_id(&args.community_id).ok_or_else(|| {
         ToolError::NotFound(format!(
             "community {:?} does not exist in this index generation; take ids from summarize_graph",
@@ -261,13 +382,16 @@ pub struct ExpandArgs {
     pub radius: Option<usize>,
     /// Token budget (default 3000).
     pub budget_tokens: Option<usize>,
+    /// Use only edges at least this confident (0-1, default 0.97).
+    pub min_confidence: Option<f64>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }
 
 /// `expand`: the induced subgraph of the nodes within `radius` hops of `node_id`
 /// (nearest first, at most 200 nodes), with its edges.
-pub fn expand(g: &SymbolGraph, args: &ExpandArgs) -> Result<Value, ToolError> {
+pub fn expand(whole: &Arc<SymbolGraph>, args: &ExpandArgs) -> Result<Value, ToolError> {
+    let g = &*whole.trusted(min_confidence(args.min_confidence)?);
     let start = node_arg(g, "node_id", &args.node_id)?;
     let radius = args.radius.unwrap_or(1);
     if radius > super::summarize::MAX_RADIUS {
@@ -339,13 +463,16 @@ pub struct TopNodesArgs {
     pub k: Option<usize>,
     /// Token budget (default 3000).
     pub budget_tokens: Option<usize>,
+    /// Use only edges at least this confident (0-1, default 0.97).
+    pub min_confidence: Option<f64>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }
 
 /// `list_top_nodes`: the `k` nodes with the highest PageRank, degree (in + out) or
 /// betweenness (exact below 5,000 nodes, sampled above: `exact` says which).
-pub fn list_top_nodes(g: &SymbolGraph, args: &TopNodesArgs) -> Result<Value, ToolError> {
+pub fn list_top_nodes(whole: &Arc<SymbolGraph>, args: &TopNodesArgs) -> Result<Value, ToolError> {
+    let g = &*whole.trusted(min_confidence(args.min_confidence)?);
     let metric = args.metric.unwrap_or_default();
     let k = args.k.unwrap_or(20);
     if k == 0 || k > 1000 {

@@ -12,6 +12,7 @@
 //! The source goes into the prompt up to [`MAX_SOURCE_BYTES`], cut at a line boundary
 //! with a note saying where and how to read the rest (`inspect_source`).
 
+use crate::graph::symbol_graph::DEFAULT_MIN_CONFIDENCE;
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
@@ -137,10 +138,13 @@ pub struct FunctionInfo {
     pub end_line: i64,
     /// Qualified name of the class (struct, trait, ...) it is a method of.
     pub class: Option<String>,
-    /// Calls into it, by caller path and line (at most [`MAX_CALLERS_JSON`]).
+    /// Calls into it, by caller path and line (at most [`MAX_CALLERS_JSON`]): resolved
+    /// call edges at least 0.97 confident (the graph tools' default `min_confidence`).
     pub callers: Vec<CallerInfo>,
-    /// All calls into it found in the index.
+    /// All such calls into it found in the index.
     pub callers_total: usize,
+    /// Resolved calls into it whose rule is less precise than that, not listed.
+    pub callers_below_min_confidence: usize,
 }
 
 /// One call into a function.
@@ -155,6 +159,8 @@ pub struct CallerInfo {
     pub line: Option<i64>,
     /// Confidence of the resolved call edge (see ARCHITECTURE.md).
     pub confidence: f64,
+    /// The rule that resolved it (`scope`, `import`, `self`, `typed`, ..., `scip`).
+    pub provenance: String,
 }
 
 /// A class-like symbol.
@@ -280,6 +286,10 @@ fn structure(ws: &Workspace, l: &Loaded) -> Result<FileStructure, ToolError> {
         .filter(|s| is_callable(&s.kind))
         .map(|s| {
             let all = callers_of.get(&s.id).map(Vec::as_slice).unwrap_or(&[]);
+            let trusted: Vec<_> = all
+                .iter()
+                .filter(|c| c.confidence as f32 >= DEFAULT_MIN_CONFIDENCE as f32)
+                .collect();
             FunctionInfo {
                 name: s.name.clone(),
                 qualified_name: s.qualified_name.clone(),
@@ -288,7 +298,7 @@ fn structure(ws: &Workspace, l: &Loaded) -> Result<FileStructure, ToolError> {
                 start_line: s.start_line,
                 end_line: s.end_line,
                 class: class_of(s),
-                callers: all
+                callers: trusted
                     .iter()
                     .take(MAX_CALLERS_JSON)
                     .map(|c| CallerInfo {
@@ -296,9 +306,11 @@ fn structure(ws: &Workspace, l: &Loaded) -> Result<FileStructure, ToolError> {
                         path: c.path.clone(),
                         line: c.line,
                         confidence: c.confidence,
+                        provenance: c.provenance.clone(),
                     })
                     .collect(),
-                callers_total: all.len(),
+                callers_total: trusted.len(),
+                callers_below_min_confidence: all.len() - trusted.len(),
             }
         })
         .collect();
@@ -804,6 +816,7 @@ mod tests {
             class: class.map(Into::into),
             callers: vec![],
             callers_total: 0,
+            callers_below_min_confidence: 0,
         }
     }
 

@@ -102,3 +102,17 @@ impl ToolError {
         }
     }
 }
+
+/// Checks a `min_confidence` argument: a number from 0 to 1; absent, the default
+/// [`crate::graph::symbol_graph::DEFAULT_MIN_CONFIDENCE`] (0.97).
+///
+/// Errors: `invalid_argument` for a value outside 0-1 or not a number.
+pub fn min_confidence(arg: Option<f64>) -> Result<f64, ToolError> {
+    match arg {
+        None => Ok(crate::graph::symbol_graph::DEFAULT_MIN_CONFIDENCE),
+        Some(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        Some(v) => Err(ToolError::InvalidArgument(format!(
+            "min_confidence {v} is outside 0-1; 0.97 (the default) keeps the edges of rules measured at 97% precision or better, 0 keeps every resolved edge"
+        ))),
+    }
+}

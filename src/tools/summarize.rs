@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use petgraph::graph::NodeIndex;
@@ -28,7 +28,14 @@ use super::ToolError;
 /// Largest accepted `radius`.
 pub const MAX_RADIUS: usize = 3;
 /// Default `exclude_filters` (seed 001).
-pub const DEFAULT_EXCLUDES: &[&str] = &["tests/**", "vendor/**", "generated/**", "examples/**"];
+pub const DEFAULT_EXCLUDES: &[&str] = &[
+    "**/tests/**",
+    "**/test/**",
+    "**/fixtures/**",
+    "vendor/**",
+    "generated/**",
+    "examples/**",
+];
 
 /// How much of the graph the summary covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Default)]
@@ -77,7 +84,7 @@ pub struct SummarizeArgs {
     pub seeds_from_diff: Option<bool>,
     /// Only files matching one of these globs.
     pub include_filters: Option<Vec<String>>,
-    /// Leave out files matching these globs (default `tests/**, vendor/**, generated/**, examples/**`).
+    /// Leave out files matching these globs (default `**/tests/**, **/test/**, **/fixtures/**, vendor/**, generated/**, examples/**`).
     pub exclude_filters: Option<Vec<String>>,
     /// Only these languages (`rust`, `python`, `javascript`, `typescript`, `tsx`, `go`,
     /// `java`, `c`, `cpp`).
@@ -104,6 +111,9 @@ pub struct SummarizeArgs {
     pub budget_tokens: Option<usize>,
     /// `json` (default) | `summary` (alias `text`) | `dot`.
     pub format: Option<Format>,
+    /// Use only edges at least this confident (0-1, default 0.97): call and base edges
+    /// carry the measured precision of the rule that resolved them.
+    pub min_confidence: Option<f64>,
 }
 
 /// `graph_stats` of the response.
@@ -119,6 +129,10 @@ pub struct GraphStats {
     pub cycles_count: usize,
     /// Articulation points of the undirected kept graph.
     pub critical_nodes_count: usize,
+    /// The confidence every edge used reaches (`min_confidence`, default 0.97).
+    pub min_confidence: f64,
+    /// Call and base edges of the index left out for a confidence below it.
+    pub edges_below_min_confidence: usize,
 }
 
 /// One community of the kept graph.
@@ -490,6 +504,8 @@ fn compute(
             },
             cycles_count: view.cycles,
             critical_nodes_count: critical,
+            min_confidence: g.min_confidence(),
+            edges_below_min_confidence: g.left_out(),
         },
         seeds: seeds.iter().map(|&s| g.node(s).label()).collect(),
         top,
@@ -729,6 +745,12 @@ fn render_summary(r: &SummarizeResponse) -> String {
         "{} nodes, {} edges (average degree {}), {} strongly connected groups, {} critical nodes in the kept graph of {} nodes (radius {}).\n",
         s.node_count, s.edge_count, s.avg_degree, s.cycles_count, s.critical_nodes_count, r.kept_nodes, r.radius
     );
+    if s.edges_below_min_confidence > 0 {
+        out.push_str(&format!(
+            "Edges used have confidence >= {}; {} weaker call or base edges left out (min_confidence lowers the bar).\n",
+            s.min_confidence, s.edges_below_min_confidence
+        ));
+    }
     if !r.seeds_preview.is_empty() {
         out.push_str(&format!("Seeds: {}\n", r.seeds_preview.join(", ")));
     }
@@ -793,10 +815,11 @@ fn render_dot(g: &SymbolGraph, full: &Full, limit: usize) -> String {
 /// `radius_too_large` (above [`MAX_RADIUS`]), `no_seeds` (SeedOnly without seeds, or a
 /// seed that names nothing), `budget_too_small` (with the smallest budget that fits).
 pub fn summarize_graph(
-    g: &SymbolGraph,
+    whole: &Arc<SymbolGraph>,
     root: &Path,
     args: &SummarizeArgs,
 ) -> Result<Rendered, ToolError> {
+    let g = &*whole.trusted(super::min_confidence(args.min_confidence)?);
     let p = Params {
         radius: args.radius.unwrap_or(1),
         top_k: args.top_k.unwrap_or(200),
@@ -980,7 +1003,7 @@ mod tests {
 
     /// 40 files `c00.py`..`c39.py`, each with a call chain `f0 -> f1 -> ... -> f9`: 440
     /// nodes, 40 communities (one per file), 40 entry points with 9-hop call chains.
-    fn clusters() -> SymbolGraph {
+    fn clusters() -> Arc<SymbolGraph> {
         let mut rows = SymbolGraphRows::default();
         let mut id = 0;
         for c in 0..40 {
@@ -1017,7 +1040,8 @@ mod tests {
                     src,
                     dst,
                     kind: kind.into(),
-                    confidence: if kind == "calls" { 0.95 } else { 1.0 },
+                    confidence: if kind == "calls" { 0.98 } else { 1.0 },
+                    provenance: if kind == "calls" { "import" } else { "syntax" }.into(),
                     line: Some(1),
                 };
                 rows.edges.push(edge(file_id, id, "contains"));
@@ -1026,7 +1050,7 @@ mod tests {
                 }
             }
         }
-        SymbolGraph::from_rows(rows)
+        Arc::new(SymbolGraph::from_rows(rows))
     }
 
     fn args(budget: usize) -> SummarizeArgs {

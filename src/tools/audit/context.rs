@@ -315,7 +315,11 @@ fn workspace_view(ws: &Workspace, notes: &mut Vec<String>) -> (String, Vec<Strin
         }
     };
     let tree = render_tree(&paths, TREE_DEPTH);
-    let central = match ws.symbol_graph() {
+    // Centrality over trusted edges only, as every graph tool by default.
+    let central = match ws
+        .symbol_graph()
+        .map(|g| g.trusted(crate::graph::symbol_graph::DEFAULT_MIN_CONFIDENCE))
+    {
         Ok(g) => {
             let pr = g.pagerank();
             let mut per_file: HashMap<&str, f64> = HashMap::new();
