@@ -14,9 +14,14 @@ What it measures, side by side in one run, each step --runs times (median report
                 re-index incrementally; checks that `filesParsed` is 1. The file is put
                 back as it was (content and mtime) at the end.
 
+With --baseline BIN (another build of constellation, e.g. from a worktree of an older
+commit), steps 2-4 also run with that binary into its own database, alternating with
+the current one inside every run (full, full baseline, no change, no change baseline,
+one file, one file baseline), and the ratios current/baseline are printed.
+
 How to run (after `cargo build --release`):
 
-    python3 bench/speed.py [--corpus DIR] [--runs 3]
+    python3 bench/speed.py [--corpus DIR] [--runs 3] [--baseline OTHER_BIN]
 
 Without --corpus, the Python standard library (sysconfig "stdlib", without site-packages,
 __pycache__ and *.pyc) is copied into a temporary directory and removed afterwards. The
@@ -118,7 +123,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", help="directory to index (default: a temporary copy of the Python stdlib)")
     ap.add_argument("--runs", type=int, default=3, help="runs of each step; the median is reported (default 3)")
+    ap.add_argument("--baseline", help="another constellation binary to compare with, alternating run by run")
     args = ap.parse_args()
+    if args.baseline and not (os.path.isfile(args.baseline) and os.access(args.baseline, os.X_OK)):
+        die(f"--baseline {args.baseline} is not an executable file")
     if args.runs < 1:
         die("--runs must be at least 1")
 
@@ -145,15 +153,16 @@ def main() -> int:
         db = os.path.join(work, "db", "index.db")
         os.makedirs(os.path.dirname(db))
 
-        steps = {
-            "ctags": [ctags, "-R", "-f", "-", corpus],
-            "full": [exe, "index", corpus, "--db", db, "--full", "--json"],
-            "no change": [exe, "index", corpus, "--db", db, "--json"],
-            "one file": [exe, "index", corpus, "--db", db, "--json"],
-        }
+        base_db = os.path.join(work, "db-baseline", "index.db")
+        os.makedirs(os.path.dirname(base_db))
+        steps = {"ctags": [ctags, "-R", "-f", "-", corpus]}
+        for step, extra in (("full", ["--full"]), ("no change", []), ("one file", [])):
+            steps[step] = [exe, "index", corpus, "--db", db, *extra, "--json"]
+            if args.baseline:
+                steps[f"{step} (baseline)"] = [args.baseline, "index", corpus, "--db", base_db, *extra, "--json"]
         walls: dict[str, list[float]] = {k: [] for k in steps}
         rss: dict[str, list[int]] = {k: [] for k in steps}
-        parsed: dict[str, list] = {"no change": [], "one file": []}
+        parsed: dict[str, list] = {k: [] for k in steps if k.startswith(("no change", "one file"))}
         seen = None
         failures = []
 
@@ -161,18 +170,18 @@ def main() -> int:
         st = os.stat(probe)
         try:
             for run in range(1, args.runs + 1):
-                for f in (db, db + "-wal", db + "-shm"):
+                for f in (db, db + "-wal", db + "-shm", base_db, base_db + "-wal", base_db + "-shm"):
                     if os.path.exists(f):
                         os.remove(f)
                 for step, cmd in steps.items():
-                    if step == "one file":
+                    if step.startswith("one file"):
                         with open(probe, "ab") as f:
                             f.write((b"" if original.endswith(b"\n") else b"\n") + f"{comment} speed.py probe, run {run}\n".encode())
                     wall, maxrss, code, stdout, stderr = measure(cmd, work, discard_stdout=step == "ctags")
-                    if step == "one file":
+                    if step.startswith("one file"):
                         with open(probe, "wb") as f:
                             f.write(original)
-                    print(f"run {run}: {step:<9} {wall:8.3f} s  {maxrss / 1024:8.1f} MiB  exit {code}", flush=True)
+                    print(f"run {run}: {step:<20} {wall:8.3f} s  {maxrss / 1024:8.1f} MiB  exit {code}", flush=True)
                     if code != 0:
                         failures.append(f"run {run} {step}: exit {code}: {stderr.strip()[-500:]}")
                         continue
@@ -182,7 +191,7 @@ def main() -> int:
                         stats = index_json(stdout)
                         if not stats:
                             failures.append(f"run {run} {step}: no JSON object on stdout: {stdout[:200]!r}")
-                        if step == "full":
+                        if step.startswith("full"):
                             seen = stats.get("filesSeen", seen)
                         if step in parsed:
                             parsed[step].append(stats.get("filesParsed"))
@@ -201,23 +210,28 @@ def main() -> int:
         print(f"probe:    {os.path.relpath(probe, corpus)} ({probe_size} bytes, the median of {len(py)} such files)")
         print(f"runs:     {args.runs} (median, min, max wall seconds; peak RSS = max over runs of the child's ru_maxrss)")
         print()
-        print(f"{'step':<10} {'median s':>9} {'min s':>8} {'max s':>8} {'peak RSS MiB':>13}  command")
+        print(f"{'step':<21} {'median s':>9} {'min s':>8} {'max s':>8} {'peak RSS MiB':>13}  command")
         for step, cmd in steps.items():
             w = walls[step]
             shown = " ".join(cmd).replace(corpus, "CORPUS").replace(db, "DB") + (" > /dev/null" if step == "ctags" else "")
             if w:
-                print(f"{step:<10} {med(step):>9.3f} {min(w):>8.3f} {max(w):>8.3f} {max(rss[step]) / 1024:>13.1f}  {shown}")
+                print(f"{step:<21} {med(step):>9.3f} {min(w):>8.3f} {max(w):>8.3f} {max(rss[step]) / 1024:>13.1f}  {shown}")
             else:
-                print(f"{step:<10} {'failed':>9} {'':>8} {'':>8} {'':>13}  {shown}")
+                print(f"{step:<21} {'failed':>9} {'':>8} {'':>8} {'':>13}  {shown}")
         print()
         ratios = []
         for label, a, b in (("index --full / ctags", "full", "ctags"), ("no change / full", "no change", "full"),
-                            ("one file / full", "one file", "full")):
+                            ("one file / full", "one file", "full"),
+                            ("full / full baseline", "full", "full (baseline)"),
+                            ("one file / one file baseline", "one file", "one file (baseline)")):
+            if a not in walls or b not in walls:
+                continue
             if med(a) is not None and med(b):
                 ratios.append(f"{label} = {med(a) / med(b):.2f}")
         print("ratios:   " + "; ".join(ratios))
 
-        checks = [("no change: filesParsed == 0", "no change", 0), ("one file: filesParsed == 1", "one file", 1)]
+        checks = [(f"{step}: filesParsed == {0 if step.startswith('no change') else 1}", step,
+                   0 if step.startswith("no change") else 1) for step in parsed]
         for label, step, want in checks:
             got = parsed[step]
             ok = bool(got) and all(v == want for v in got)
