@@ -113,7 +113,12 @@ fn file_info_on_npm_lists_every_ctags_function_and_true_callers() {
         .iter()
         .map(|f| {
             (
-                f["name"].as_str().unwrap().to_string(),
+                // ctags names private members without their `#`.
+                f["name"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches('#')
+                    .to_string(),
                 f["startLine"].as_i64().unwrap(),
             )
         })
@@ -126,7 +131,8 @@ fn file_info_on_npm_lists_every_ctags_function_and_true_callers() {
     let prompt = info["promptForHostLLM"].as_str().unwrap();
     for (name, _) in &tags {
         assert!(
-            prompt.contains(&format!("`Npm::{name}`")),
+            prompt.contains(&format!("`Npm::{name}`"))
+                || prompt.contains(&format!("`Npm::#{name}`")),
             "prompt lacks {name}"
         );
     }

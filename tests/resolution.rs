@@ -219,3 +219,99 @@ fn py_src_layout_incremental_runs_agree_with_fresh_ones() {
         ],
     );
 }
+
+/// `path:line receiver.name status` of the call sites without an edge.
+fn open_calls(conn: &rusqlite::Connection) -> Vec<String> {
+    strings(
+        conn,
+        "SELECT f.path || ':' || r.line || ' ' || coalesce(r.qualifier || '.', '') || r.name
+                || ' ' || r.status
+         FROM refs r JOIN files f ON f.id = r.file_id
+         WHERE r.kind = 'call' AND r.status <> 'resolved'
+         ORDER BY f.path, r.line, r.col",
+    )
+}
+
+#[test]
+fn ts_calls_rules_and_look_alikes_match_readme() {
+    let (_dir, root) = fixture_copy("ts-calls");
+    let db = root.parent().unwrap().join("index.db");
+    index_json(&root, &db, &[]);
+    let conn = open_db(&db);
+    assert_eq!(calls(&conn), readme_block("ts-calls", "calls"), "calls");
+    assert_eq!(
+        open_calls(&conn),
+        readme_block("ts-calls", "open"),
+        "call sites without an edge"
+    );
+}
+
+/// Editing a base class in one file moves the resolution of calls in other files, and
+/// the incremental run equals a fresh one.
+#[test]
+fn ts_calls_base_class_edit_re_resolves_other_files() {
+    let (dir, root) = fixture_copy("ts-calls");
+    let db = dir.path().join("incremental.db");
+    index_json(&root, &db, &[]);
+    let describe_in_app = |conn: &rusqlite::Connection| -> Vec<String> {
+        calls(conn)
+            .into_iter()
+            .filter(|c| c.starts_with("src/app.ts:18 "))
+            .collect()
+    };
+    assert_eq!(
+        describe_in_app(&open_db(&db)),
+        vec!["src/app.ts:18 start -> src/shapes/circle.ts Circle::describe typed"]
+    );
+    // `Circle` no longer overrides `describe`: `c.describe()` in app.ts (a `Circle`)
+    // now reaches `Shape::describe`, and Ring's `super.area()` still stops at Circle.
+    write(
+        &root,
+        "src/shapes/circle.ts",
+        "import { Shape } from './base';\n\
+         export class Circle extends Shape {\n\
+         \x20 constructor(private r: number) { super(); }\n\
+         \x20 area(): number { return 3 * this.r * this.r; }\n\
+         }\n\
+         export function makeCircle(r: number): Circle { return new Circle(r); }\n",
+    );
+    index_json(&root, &db, &[]);
+    let incremental = open_db(&db);
+    assert_eq!(
+        describe_in_app(&incremental),
+        vec!["src/app.ts:18 start -> src/shapes/base.ts Shape::describe typed"]
+    );
+    let fresh = dir.path().join("fresh.db");
+    index_json(&root, &fresh, &[]);
+    let fresh = open_db(&fresh);
+    assert_eq!(calls(&incremental), calls(&fresh), "calls");
+    assert_eq!(refs(&incremental), refs(&fresh), "references");
+    // `Shape` gains nothing, `Ring` gains its own `name`: `this.name()` in Ring and
+    // `super.name()` part ways.
+    write(
+        &root,
+        "src/shapes/ring.ts",
+        "import { Circle } from './circle';\n\
+         export class Ring extends Circle {\n\
+         \x20 name(): string { return 'ring'; }\n\
+         \x20 label(): string { return super.name() + this.name(); }\n\
+         \x20 size(): number { return super.area(); }\n\
+         }\n",
+    );
+    index_json(&root, &db, &[]);
+    let incremental = open_db(&db);
+    let ring: Vec<String> = calls(&incremental)
+        .into_iter()
+        .filter(|c| c.starts_with("src/shapes/ring.ts:4 "))
+        .collect();
+    assert_eq!(
+        ring,
+        vec![
+            "src/shapes/ring.ts:4 Ring::label -> src/shapes/base.ts Shape::name super",
+            "src/shapes/ring.ts:4 Ring::label -> src/shapes/ring.ts Ring::name self",
+        ]
+    );
+    let fresh2 = dir.path().join("fresh2.db");
+    index_json(&root, &fresh2, &[]);
+    assert_eq!(calls(&incremental), calls(&open_db(&fresh2)), "calls");
+}

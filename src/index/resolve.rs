@@ -4,15 +4,16 @@
 //! Base names and calls go to definitions by rules that follow the language's own
 //! scoping; each edge records the rule (`edges.provenance`, see [`Rule`]) and that
 //! rule's measured precision as its confidence. The rules per language family live in
-//! the submodules (`python.rs`; `legacy.rs` for the families not yet moved to their
+//! the submodules (`python.rs`, `javascript.rs`; `legacy.rs` for the families not yet moved to their
 //! own rules). Nothing is guessed from a name alone: a reference no rule resolves is
 //! `unresolved` (or `external`, `ambiguous`) and keeps no edge; the view
 //! `possible_calls` lists the definitions that merely share its name.
 //!
-//! A run resolves in three phases, because each reads what the one before wrote:
-//! imports (calls and bases follow import bindings), then bases (calls follow the
-//! class hierarchy), then calls and exports.
+//! A run resolves in four phases, because each reads what the ones before wrote:
+//! imports (everything else follows import bindings), exports (bases and calls follow
+//! renamed and default exports), bases (calls follow the class hierarchy), then calls.
 
+mod javascript;
 mod legacy;
 mod python;
 pub mod rules;
@@ -259,7 +260,7 @@ impl Resolver {
     ///   differs from the stored one when resolved again (checked in memory), with the
     ///   references of its file and of the files that import it (their scope moved).
     ///
-    /// Imports are resolved first, then bases, then calls and exports. Returns how many
+    /// Imports are resolved first, then exports, bases and calls. Returns how many
     /// references were resolved.
     pub fn run(
         &mut self,
@@ -331,7 +332,8 @@ impl Resolver {
         old.sort_unstable_by_key(resolution_order);
         let phase_end = |list: &[Ref], phase: u8| list.partition_point(|r| phase_of(r) <= phase);
         let (new_imports, old_imports) = (phase_end(&new, 0), phase_end(&old, 0));
-        let (new_bases, old_bases) = (phase_end(&new, 1), phase_end(&old, 1));
+        let (new_exports, old_exports) = (phase_end(&new, 1), phase_end(&old, 1));
+        let (new_bases, old_bases) = (phase_end(&new, 2), phase_end(&old, 2));
 
         let t = std::time::Instant::now();
         for (r, is_new) in merge_by_id(&new[..new_imports], &old[..old_imports]) {
@@ -381,7 +383,16 @@ impl Resolver {
         tracing::debug!("resolve: symbols loaded in {} ms", t.elapsed().as_millis());
 
         let t = std::time::Instant::now();
-        for (r, is_new) in merge_by_id(&new[new_imports..new_bases], &old[old_imports..old_bases]) {
+        // Exports before bases and calls: those follow renamed and default exports.
+        for (r, is_new) in merge_by_id(
+            &new[new_imports..new_exports],
+            &old[old_imports..old_exports],
+        ) {
+            let outcome = self.resolve_export(tx, r)?;
+            self.write(tx, r, is_new, "calls", outcome)?;
+        }
+        self.symbols.exports_ready(tx)?;
+        for (r, is_new) in merge_by_id(&new[new_exports..new_bases], &old[old_exports..old_bases]) {
             let kind = if r.kind == "inherit" {
                 "inherits"
             } else {
@@ -393,10 +404,7 @@ impl Resolver {
         self.symbols.bases_ready(tx)?;
         self.mros.clear();
         for (r, is_new) in merge_by_id(&new[new_bases..], &old[old_bases..]) {
-            let outcome = match r.kind {
-                "export" => self.resolve_export(tx, r)?,
-                _ => self.resolve_call(tx, r)?,
-            };
+            let outcome = self.resolve_call(tx, r)?;
             self.write(tx, r, is_new, "calls", outcome)?;
         }
         tracing::debug!(
@@ -449,6 +457,7 @@ impl Resolver {
     fn resolve_base(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
         match self.family(r.file_id) {
             Family::Python => self.python_base(tx, r),
+            Family::JavaScript => self.js_base(tx, r),
             _ => self.legacy_name(tx, r),
         }
     }
@@ -457,6 +466,7 @@ impl Resolver {
     fn resolve_call(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
         match self.family(r.file_id) {
             Family::Python => self.python_call(tx, r),
+            Family::JavaScript => self.js_call(tx, r),
             _ => self.legacy_name(tx, r),
         }
     }
@@ -604,13 +614,14 @@ impl Resolver {
     }
 }
 
-/// The phase a reference is resolved in: imports (0), then bases (1), then calls and
-/// exports (2).
+/// The phase a reference is resolved in: imports (0), then exports (1), then bases
+/// (2), then calls (3).
 fn phase_of(r: &Ref) -> u8 {
     match r.kind {
         "import" => 0,
-        "inherit" | "implement" => 1,
-        _ => 2,
+        "export" => 1,
+        "inherit" | "implement" => 2,
+        _ => 3,
     }
 }
 

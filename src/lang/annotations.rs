@@ -71,6 +71,104 @@ pub fn python_return(signature: &str) -> Option<String> {
     python(ty)
 }
 
+/// A TypeScript type as written (`Foo`, `ns.Foo<T>`, `Foo | undefined`) reduced to the
+/// dotted name of its class; `None` for anything else (unions of several types,
+/// arrays, tuples, functions, object and literal types, `Promise<Foo>`).
+pub fn typescript(text: &str) -> Option<String> {
+    let mut t = text.trim();
+    for _ in 0..8 {
+        t = t.trim();
+        if let Some(inner) = t.strip_prefix('(').and_then(|i| i.strip_suffix(')')) {
+            t = inner;
+            continue;
+        }
+        let parts = split_top(t, '|');
+        if parts.len() > 1 {
+            let rest: Vec<&str> = parts
+                .into_iter()
+                .filter(|p| !matches!(p.trim(), "undefined" | "null" | "void" | ""))
+                .collect();
+            if rest.len() != 1 {
+                return None;
+            }
+            t = rest[0];
+            continue;
+        }
+        break;
+    }
+    let t = t.trim();
+    let head = match t.find('<') {
+        Some(open) if t.ends_with('>') => t[..open].trim(),
+        Some(_) => return None,
+        None => t,
+    };
+    let dotted = !head.is_empty()
+        && head.split('.').all(|s| {
+            !s.is_empty()
+                && !s.starts_with(|c: char| c.is_ascii_digit())
+                && s.chars()
+                    .all(|c| c == '_' || c == '$' || c.is_alphanumeric())
+        });
+    let builtin = matches!(
+        head,
+        "string"
+            | "number"
+            | "boolean"
+            | "any"
+            | "unknown"
+            | "never"
+            | "object"
+            | "void"
+            | "undefined"
+            | "null"
+            | "bigint"
+            | "symbol"
+            | "this"
+            | "Promise"
+    );
+    (dotted && !builtin).then(|| head.to_string())
+}
+
+/// The declared return type in a TypeScript signature (`function f<T>(a: T): Foo`,
+/// `m(a): Foo`, `const f = (a): Foo =>`), normalized by [`typescript`].
+pub fn typescript_return(signature: &str) -> Option<String> {
+    // The parameter list: the first `(` outside type parameters, to its match.
+    let mut angle = 0i32;
+    let mut open = None;
+    for (i, c) in signature.char_indices() {
+        match c {
+            '<' => angle += 1,
+            '>' => angle -= 1,
+            '(' if angle <= 0 => {
+                open = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let open = open?;
+    let mut depth = 0i32;
+    let mut close = None;
+    for (i, c) in signature[open..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let rest = signature[close? + 1..].trim();
+    let ty = rest.strip_prefix(':')?.trim();
+    let ty = ty.strip_suffix("=>").unwrap_or(ty).trim();
+    let ty = ty.strip_suffix('{').unwrap_or(ty).trim();
+    typescript(ty)
+}
+
 /// `'X'` / `"X"` without quotes.
 fn strip_quotes(t: &str) -> Option<&str> {
     let b = t.as_bytes();

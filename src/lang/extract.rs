@@ -63,8 +63,13 @@ mod text;
 use bindings::{BindingKind, Hint, PendingBinding};
 use outline::{Definition, Locator, Owners, TypeIndex};
 
-/// The JavaScript query; its node types exist in the TypeScript and TSX grammars too.
-const JAVASCRIPT_QUERY: &str = include_str!("queries/javascript.scm");
+/// Plain JavaScript: javascript.scm (whose node types exist in the TypeScript and TSX
+/// grammars too) followed by javascript_params.scm (JavaScript's own parameter shapes).
+const JAVASCRIPT_QUERY: &str = concat!(
+    include_str!("queries/javascript.scm"),
+    "\n",
+    include_str!("queries/javascript_params.scm")
+);
 /// TypeScript and TSX: javascript.scm followed by typescript.scm (the TypeScript grammar
 /// is a superset of the JavaScript one).
 const TYPESCRIPT_QUERY: &str = concat!(
@@ -508,12 +513,10 @@ impl<'s, 't> Collector<'s, 't> {
     /// A symbol's or callee's name: quotes dropped (`'key'() {}`, `declare module "m"`)
     /// and, in the JavaScript family, the `#` of private members (`#run` is `run`, as
     /// universal-ctags names it; the signature keeps the `#`).
+    /// A name as written (JavaScript private members keep their `#`: `#exec` and
+    /// `exec` are two members of one class).
     fn name(&self, node: Node) -> String {
-        let name = text::unquoted(text::collapsed(self.source, node, MAX_NAME_CHARS));
-        match name.strip_prefix('#') {
-            Some(bare) if self.family == Family::EcmaScript => bare.to_string(),
-            _ => name,
-        }
+        text::unquoted(text::collapsed(self.source, node, MAX_NAME_CHARS))
     }
 
     fn add(&mut self, parts: Parts<'t>) {
@@ -648,6 +651,17 @@ impl<'s, 't> Collector<'s, 't> {
                 .and_then(|a| python::type_hint(a, self.source))
                 .map(Hint::Type)
                 .or_else(|| value.and_then(|v| python::value_hint(v, self.source))),
+            Family::EcmaScript => {
+                // A name bound by `require(..)` is an import (its binding is recorded
+                // with the import), not a variable.
+                if ecmascript::bound_by_require(name, self.source) {
+                    return;
+                }
+                annotation
+                    .and_then(|a| ecmascript::type_hint(a, self.source))
+                    .map(Hint::Type)
+                    .or_else(|| value.and_then(|v| ecmascript::value_hint(v, self.source)))
+            }
             _ => None,
         };
         self.bindings.push(PendingBinding {
@@ -686,6 +700,11 @@ impl<'s, 't> Collector<'s, 't> {
             }
         }
         if name.is_empty() {
+            return;
+        }
+        // TypeScript overloads: the signatures and the implementation after them are
+        // one function, the last declaration of the run.
+        if self.family == Family::EcmaScript && ecmascript::is_overload(node, &name, self.source) {
             return;
         }
         // Where the span starts: after Java annotations, else at the node.
@@ -791,7 +810,11 @@ impl<'s, 't> Collector<'s, 't> {
             }
             (Family::EcmaScript, _) => {
                 if let Some(specifier) = ecmascript::string_value(node, self.source) {
-                    self.imports.push((position, plain(specifier)));
+                    let import = ImportRef {
+                        bindings: ecmascript::import_bindings(statement, self.source),
+                        ..plain(specifier)
+                    };
+                    self.imports.push((position, import));
                 }
             }
             (Family::Go, _) => {
@@ -828,11 +851,17 @@ impl<'s, 't> Collector<'s, 't> {
                 ecmascript::CallSite::Import(kind, specifier) => {
                     let line = line_of(callee.start_position().row);
                     let (conditional, deferred) = self.import_context(callee);
+                    let bindings = match kind {
+                        ImportKind::Require | ImportKind::Dynamic => {
+                            ecmascript::require_bindings(callee, self.source)
+                        }
+                        _ => Vec::new(),
+                    };
                     let import = ImportRef {
                         kind,
                         specifier,
                         names: Vec::new(),
-                        bindings: Vec::new(),
+                        bindings,
                         line,
                         type_checking: false,
                         conditional,

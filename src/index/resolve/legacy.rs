@@ -1,5 +1,5 @@
 //! Name-scoped resolution for the families without rules of their own yet (Rust,
-//! JavaScript/TypeScript, Go, Java, C/C++): the first rule that applies wins.
+//! Go, Java, C/C++): the first rule that applies wins.
 //!
 //! | rule                                                              | provenance |
 //! |-------------------------------------------------------------------|------------|

@@ -213,10 +213,10 @@ pub(super) enum Value {
 #[derive(Debug)]
 pub(super) struct Mro {
     /// The class first, then its workspace ancestors.
-    classes: Vec<Definition>,
+    pub(super) classes: Vec<Definition>,
     /// Some ancestor is outside the workspace (or did not resolve), so a member not
     /// found here may be inherited from there.
-    open: bool,
+    pub(super) open: bool,
 }
 
 /// True for a literal receiver: a string (with prefixes), a number, a list, dict or set
@@ -389,7 +389,7 @@ impl Resolver {
     }
 
     /// The definition named `name` directly in `class`'s body (the last one).
-    fn py_own_member(
+    pub(super) fn py_own_member(
         &mut self,
         tx: &IndexTx<'_>,
         class: &Definition,
@@ -495,7 +495,11 @@ impl Resolver {
     }
 
     /// The parent of a node (`None` for a file node).
-    fn parent_of(&mut self, tx: &IndexTx<'_>, node: i64) -> Result<Option<i64>, IndexError> {
+    pub(super) fn parent_of(
+        &mut self,
+        tx: &IndexTx<'_>,
+        node: i64,
+    ) -> Result<Option<i64>, IndexError> {
         Ok(self.symbols.def(tx, node)?.and_then(|d| d.parent_id))
     }
 
@@ -736,7 +740,7 @@ impl Resolver {
     }
 
     /// Member `name` of a class through its method resolution order.
-    fn py_class_attr(
+    pub(super) fn py_class_attr(
         &mut self,
         tx: &IndexTx<'_>,
         class: &Definition,
@@ -827,7 +831,7 @@ impl Resolver {
 
 /// The outcome of calling a value: an edge to a workspace function, method or class,
 /// `external` for something outside, `unresolved` for anything else.
-fn callee(value: Value, rule: Rule) -> Outcome {
+pub(super) fn callee(value: Value, rule: Rule) -> Outcome {
     match value {
         Value::Def(d) if d.kind.is_callable() || d.kind == DefKind::Type => {
             Outcome::edge(d.id, rule)
@@ -840,7 +844,7 @@ fn callee(value: Value, rule: Rule) -> Outcome {
 /// Several bindings of one name (conditional imports): one workspace definition or
 /// module when they agree (outside ones aside), `External` when all are outside,
 /// `Unknown` when they disagree.
-fn combine(found: Vec<Value>) -> Option<Value> {
+pub(super) fn combine(found: Vec<Value>) -> Option<Value> {
     let mut inside: Vec<Value> = found
         .iter()
         .filter(|v| !matches!(v, Value::External))

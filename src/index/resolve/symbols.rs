@@ -58,6 +58,15 @@ impl Symbols {
                 .into_iter()
                 .map(|(file, list)| (file, Arc::from(list)))
                 .collect();
+        }
+        Ok(())
+    }
+
+    /// The exports have been written (the export phase is over): from now on they may
+    /// be read, all at once in bulk mode.
+    pub(super) fn exports_ready(&mut self, tx: &IndexTx<'_>) -> Result<(), IndexError> {
+        self.exports.clear();
+        if self.bulk {
             self.exports = tx
                 .all_exports()?
                 .into_iter()
@@ -145,7 +154,6 @@ impl Symbols {
     }
 
     /// The renamed and default exports of a file: `(exported, local)`.
-    #[allow(dead_code)] // read by the JavaScript rules
     pub(super) fn exports_of(
         &mut self,
         tx: &IndexTx<'_>,

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::super::ImportKind;
+use super::super::{ImportBinding, ImportKind};
 use super::{text, Callee};
 
 /// What a call expression is.
@@ -98,4 +98,302 @@ pub(super) fn base_name(node: Node, source: &[u8]) -> Option<String> {
             _ => return None,
         }
     }
+}
+
+/// The names an `import` or `export .. from` statement binds (see [`ImportBinding`]):
+/// `import d, { a as b, c } from "m"` → `d=default, b=a, c`; `import * as ns` →
+/// `ns=*`; TypeScript's `import fs = require("fs")` → `fs=*`. A re-export binds the
+/// names it exports: `export { a as b } from "m"` → `b=a`; `export * from "m"` → `*`;
+/// `export * as ns from "m"` → `ns=*`.
+pub(super) fn import_bindings(statement: Node, source: &[u8]) -> Vec<ImportBinding> {
+    let mut out = Vec::new();
+    let name = |n: Node| text::unquoted(text::node_text(source, n));
+    let mut cursor = statement.walk();
+    for child in statement.named_children(&mut cursor) {
+        match child.kind() {
+            "import_clause" => {
+                let mut inner = child.walk();
+                for part in child.named_children(&mut inner) {
+                    match part.kind() {
+                        "identifier" => out.push(ImportBinding::new(name(part), "default")),
+                        "namespace_import" => {
+                            if let Some(id) = first_named(part, "identifier") {
+                                out.push(ImportBinding::new(name(id), "*"));
+                            }
+                        }
+                        "named_imports" => {
+                            let mut specs = part.walk();
+                            for spec in part.named_children(&mut specs) {
+                                if spec.kind() != "import_specifier" {
+                                    continue;
+                                }
+                                let Some(imported) = spec.child_by_field_name("name") else {
+                                    continue;
+                                };
+                                let local = spec.child_by_field_name("alias").unwrap_or(imported);
+                                out.push(ImportBinding::new(name(local), name(imported)));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "import_require_clause" => {
+                if let Some(id) = first_named(child, "identifier") {
+                    out.push(ImportBinding::new(name(id), "*"));
+                }
+            }
+            "export_clause" => {
+                let mut specs = child.walk();
+                for spec in child.named_children(&mut specs) {
+                    if spec.kind() != "export_specifier" {
+                        continue;
+                    }
+                    let Some(imported) = spec.child_by_field_name("name") else {
+                        continue;
+                    };
+                    let exported = spec.child_by_field_name("alias").unwrap_or(imported);
+                    out.push(ImportBinding::new(name(exported), name(imported)));
+                }
+            }
+            "namespace_export" => {
+                if let Some(id) = first_named(child, "identifier") {
+                    out.push(ImportBinding::new(name(id), "*"));
+                }
+            }
+            _ => {}
+        }
+    }
+    if statement.kind() == "export_statement" && out.is_empty() {
+        // `export * from "m"`.
+        let star = (0..statement.child_count())
+            .filter_map(|i| statement.child(i))
+            .any(|c| c.kind() == "*");
+        if star {
+            out.push(ImportBinding::new("*", "*"));
+        }
+    }
+    out
+}
+
+/// The names a `require("s")` (or `await import("s")`) call binds, from the
+/// declaration around it: `const m = require("s")` → `m=*`; `const { a, b: c } = require("s")` → `a, c=b`;
+/// `const f = require("s").f` → `f`. Nothing for a `require` used otherwise.
+pub(super) fn require_bindings(callee: Node, source: &[u8]) -> Vec<ImportBinding> {
+    let mut out = Vec::new();
+    let Some(call) = callee.parent() else {
+        return out;
+    };
+    let mut value = call;
+    // `await import("s")`.
+    if let Some(parent) = call.parent().filter(|p| p.kind() == "await_expression") {
+        value = parent;
+    }
+    let mut member: Option<String> = None;
+    if let Some(parent) = value.parent() {
+        if parent.kind() == "member_expression" {
+            member = parent
+                .child_by_field_name("property")
+                .map(|p| text::node_text(source, p));
+            value = parent;
+        }
+    }
+    let Some(declarator) = value.parent() else {
+        return out;
+    };
+    if declarator.kind() != "variable_declarator"
+        || declarator.child_by_field_name("value") != Some(value)
+    {
+        return out;
+    }
+    let Some(target) = declarator.child_by_field_name("name") else {
+        return out;
+    };
+    let name = |n: Node| text::node_text(source, n);
+    match (target.kind(), member) {
+        ("identifier", None) => out.push(ImportBinding::new(name(target), "*")),
+        ("identifier", Some(member)) => out.push(ImportBinding::new(name(target), member)),
+        ("object_pattern", None) => {
+            let mut cursor = target.walk();
+            for part in target.named_children(&mut cursor) {
+                match part.kind() {
+                    "shorthand_property_identifier_pattern" => {
+                        out.push(ImportBinding::new(name(part), name(part)))
+                    }
+                    "pair_pattern" => {
+                        let key = part.child_by_field_name("key");
+                        let value = part.child_by_field_name("value");
+                        if let (Some(key), Some(value)) = (key, value) {
+                            if value.kind() == "identifier" {
+                                out.push(ImportBinding::new(
+                                    name(value),
+                                    text::unquoted(name(key)),
+                                ));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Whether the bound name `name` (an identifier in a declaration) is bound by a
+/// `require(..)` or `await import(..)` call: `const x = require("m")`, `const { a } = require("m")`,
+/// `const f = require("m").f`.
+pub(super) fn bound_by_require(name: Node, source: &[u8]) -> bool {
+    let mut at = name;
+    for _ in 0..4 {
+        let Some(parent) = at.parent() else {
+            return false;
+        };
+        if parent.kind() == "variable_declarator" {
+            let Some(mut value) = parent.child_by_field_name("value") else {
+                return false;
+            };
+            if value.kind() == "await_expression" {
+                match value.named_child(0) {
+                    Some(inner) => value = inner,
+                    None => return false,
+                }
+            }
+            if value.kind() == "member_expression" {
+                match value.child_by_field_name("object") {
+                    Some(object) => value = object,
+                    None => return false,
+                }
+            }
+            return value.kind() == "call_expression"
+                && value.child_by_field_name("function").is_some_and(|f| {
+                    f.kind() == "import" || text::node_text(source, f) == "require"
+                });
+        }
+        at = parent;
+    }
+    false
+}
+
+/// The type a TypeScript annotation (`: Foo`, `: ns.Foo<T>`, `: Foo | undefined`)
+/// gives a receiver, as a dotted name without type arguments; `None` for anything
+/// else (unions of several types, arrays, functions, object types).
+pub(super) fn type_hint(annotation: Node, source: &[u8]) -> Option<String> {
+    let mut node = annotation;
+    if node.kind() == "type_annotation" {
+        node = node.named_child(0)?;
+    }
+    loop {
+        match node.kind() {
+            "type_identifier" | "nested_type_identifier" => {
+                let mut t = text::node_text(source, node);
+                t.retain(|c| !c.is_whitespace());
+                return Some(t);
+            }
+            "generic_type" => node = node.child_by_field_name("name")?,
+            "union_type" => {
+                // `Foo | undefined` / `Foo | null`: the one type that is not nothing.
+                let mut cursor = node.walk();
+                let kept: Vec<Node> = node
+                    .named_children(&mut cursor)
+                    .filter(|n| {
+                        let t = text::node_text(source, *n);
+                        !matches!(t.as_str(), "undefined" | "null" | "void")
+                    })
+                    .collect();
+                match kept.as_slice() {
+                    [one] => node = *one,
+                    _ => return None,
+                }
+            }
+            "parenthesized_type" => node = node.named_child(0)?,
+            _ => return None,
+        }
+    }
+}
+
+/// The receiver type a value gives its name: `new Foo(..)` → `Foo()`, `make(..)` →
+/// `make()` (the result of that call), another name → that name's type, `x as Foo` →
+/// `Foo`; `None` for anything else.
+pub(super) fn value_hint(value: Node, source: &[u8]) -> Option<super::Hint> {
+    use super::Hint;
+    let dotted = |n: Node| {
+        let mut t = text::node_text(source, n);
+        t.retain(|c| !c.is_whitespace());
+        let ok = !t.is_empty()
+            && t.split('.').all(|s| {
+                !s.is_empty()
+                    && !s.starts_with(|c: char| c.is_ascii_digit())
+                    && s.chars()
+                        .all(|c| c == '_' || c == '$' || c.is_alphanumeric())
+            });
+        ok.then_some(t)
+    };
+    match value.kind() {
+        "identifier" => Some(Hint::Name(text::node_text(source, value))),
+        "new_expression" => {
+            let constructor = value.child_by_field_name("constructor")?;
+            dotted(constructor).map(|t| Hint::Value(format!("{t}()")))
+        }
+        "call_expression" => {
+            let function = value.child_by_field_name("function")?;
+            dotted(function).map(|t| Hint::Value(format!("{t}()")))
+        }
+        "as_expression" | "satisfies_expression" => {
+            let ty = value.named_child(1)?;
+            type_hint(ty, source).map(Hint::Type)
+        }
+        "parenthesized_expression" => value_hint(value.named_child(0)?, source),
+        _ => None,
+    }
+}
+
+/// Whether `node`, a TypeScript `function_signature` / `method_signature` named `name`,
+/// is followed in its block by another declaration of the same name (an overload
+/// signature, or the implementation): then it is not a symbol of its own.
+pub(super) fn is_overload(node: Node, name: &str, source: &[u8]) -> bool {
+    if !matches!(node.kind(), "function_signature" | "method_signature") {
+        return false;
+    }
+    if node.parent().is_some_and(|p| p.kind() == "interface_body") {
+        // Interface methods: overloads there have no implementation; keep the last.
+        return next_same_name(node, name, source);
+    }
+    let statement = match node.parent() {
+        Some(p) if p.kind() == "export_statement" => p,
+        _ => node,
+    };
+    next_same_name(statement, name, source)
+}
+
+/// Whether the declaration after `node` (comments skipped; through `export`) has the
+/// name `name`.
+fn next_same_name(node: Node, name: &str, source: &[u8]) -> bool {
+    let mut next = node.next_named_sibling();
+    while let Some(n) = next {
+        if n.is_extra() || n.kind() == "comment" {
+            next = n.next_named_sibling();
+            continue;
+        }
+        let declaration = if n.kind() == "export_statement" {
+            match n.child_by_field_name("declaration") {
+                Some(d) => d,
+                None => return false,
+            }
+        } else {
+            n
+        };
+        return declaration
+            .child_by_field_name("name")
+            .is_some_and(|found| text::node_text(source, found) == name);
+    }
+    false
+}
+
+/// The first named child of `node` of kind `kind`.
+fn first_named<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut cursor = node.walk();
+    let found = node.named_children(&mut cursor).find(|c| c.kind() == kind);
+    found
 }

@@ -57,3 +57,48 @@
 ; In TypeScript the child is an extends_clause / implements_clause node, which
 ; extract/ecmascript.rs ignores here; typescript.scm matches inside them.
 (class_heritage (_) @inherit.extends)
+
+; ---- local bindings (extract/bindings.rs) ----------------------------------
+; Names bound inside a function (or at module level) by declarations and
+; destructuring: a call through one is a call of a variable, not of a
+; same-named definition. `const x = new Foo()` / `const x: Foo` give `x`'s type.
+(variable_declarator name: (identifier) @local.name value: (_) @local.value)
+(variable_declarator name: (identifier) @local.name !value)
+(object_pattern (shorthand_property_identifier_pattern) @local.name)
+(object_assignment_pattern left: (shorthand_property_identifier_pattern) @local.name)
+(pair_pattern value: (identifier) @local.name)
+(array_pattern (identifier) @local.name)
+(rest_pattern (identifier) @local.name)
+(assignment_pattern left: (identifier) @local.name)
+(arrow_function parameter: (identifier) @local.name)
+(catch_clause parameter: (identifier) @local.name)
+(for_in_statement left: (identifier) @local.name)
+; `this.x = new Foo()`: a field of the enclosing class with that value.
+(assignment_expression
+  left: (member_expression object: (this) @field.object property: (property_identifier) @field.name)
+  right: (_) @field.value)
+
+; ---- renamed and default exports ---------------------------------------------
+(export_statement !source
+  (export_clause (export_specifier name: (_) @export.local alias: (_) @export.name)))
+; `export { a }`: exports a name the module declares or imports.
+(export_statement !source
+  (export_clause (export_specifier name: (_) @export.local @export.name !alias)))
+(export_statement value: (identifier) @export.default)
+(export_statement
+  "default"
+  declaration: [(function_declaration name: (identifier) @export.default)
+                (generator_function_declaration name: (identifier) @export.default)
+                (class_declaration name: (_) @export.default)])
+; CommonJS: `module.exports = foo` (or a named class or function),
+; `module.exports = { start: run }`.
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: [(identifier) @export.default
+          (class name: (_) @export.default)
+          (function_expression name: (identifier) @export.default)]
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: (object (pair key: (property_identifier) @export.name value: (identifier) @export.local))
+  (#eq? @_module "module") (#eq? @_exports "exports"))

@@ -22,3 +22,15 @@
 (class_heritage (extends_clause value: (_) @inherit.extends))
 (class_heritage (implements_clause (_) @inherit.implements))
 (interface_declaration (extends_type_clause type: (_) @inherit.extends))
+
+; ---- local bindings with their declared types (extract/bindings.rs) -----------
+(variable_declarator name: (identifier) @local.name type: (type_annotation) @local.type)
+(required_parameter pattern: (identifier) @local.name type: (type_annotation) @local.type)
+(required_parameter pattern: (identifier) @local.name !type)
+(optional_parameter pattern: (identifier) @local.name type: (type_annotation) @local.type)
+(optional_parameter pattern: (identifier) @local.name !type)
+; Parameter properties (`constructor(private readonly db: Db)`) are fields too.
+(required_parameter (accessibility_modifier) pattern: (identifier) @field.name type: (type_annotation) @field.type)
+(optional_parameter (accessibility_modifier) pattern: (identifier) @field.name type: (type_annotation) @field.type)
+(public_field_definition name: (property_identifier) @field.name type: (type_annotation) @field.type)
+(public_field_definition name: (property_identifier) @field.name !type value: (_) @field.value)
