@@ -127,6 +127,9 @@ The circle's area.
 **Implementation Summary**:
 - Calls circle_area with the radius.
 
+**Called by:**
+- `main` in `app.py`
+
 ---
 "#;
 
@@ -173,13 +176,8 @@ fn file_info_structure_prompt_and_report_round_trip() {
                 s(&["Circle::area@geo/shapes.py:21"])
             ),
             ("Circle::__init__".into(), 17, 18, vec![]),
-            // `c.area()` on `c = Circle(2)`: a typed receiver, below 0.97.
-            (
-                "Circle::area".into(),
-                20,
-                21,
-                s(&["1 below min_confidence"])
-            ),
+            // `c.area()` on `c = Circle(2)`: a typed receiver (rule `typed`, 0.98).
+            ("Circle::area".into(), 20, 21, s(&["main@app.py:8"])),
         ]
     );
     let st = &info["structure"];

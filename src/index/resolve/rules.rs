@@ -72,22 +72,41 @@ impl Rule {
 }
 
 /// The confidence stored on an edge that `rule` made in a file of `family`.
+///
+/// Python and JavaScript/TypeScript: the rule's precision measured by
+/// `bench/call_accuracy.py` (seed 1, 300 trusted edges sampled per project, pooled per
+/// rule; correct / judged):
+///
+/// | rule   | Python (Django 5.2.19, rich 15.0.0, stdlib 3.11) | JS/TS (rxjs 7.8.2, mobx 7.1.3, npm 11) |
+/// |--------|------------------|------------------|
+/// | scope  | 120/121 = 0.99   | 217/217 = 1.00   |
+/// | import | 235/236 = 0.99   | 393/393 = 1.00   |
+/// | module |  89/90  = 0.99   |   2/2            |
+/// | self   | 287/290 = 0.99   | 191/191 = 1.00   |
+/// | super  |   8/8            |   6/6            |
+/// | typed  | 111/112 = 0.99   |  76/77  = 0.99   |
+/// | class  |  34/35  = 0.97   |   8/8            |
+///
+/// Rules with fewer than 20 judged edges keep a value a little below the others.
+/// Other families: the precision of the same rule in the measured languages, lowered
+/// where the language makes the rule weaker; all of them stay below the trust default
+/// (0.97) until measured.
 pub(super) fn confidence(family: Family, rule: Rule) -> f64 {
     match (family, rule) {
         (_, Rule::Scip) => 1.0,
-        (Family::Python, Rule::Scope) => 0.97,
-        (Family::Python, Rule::Import) => 0.98,
-        (Family::Python, Rule::Module) => 0.98,
+        (Family::Python, Rule::Scope) => 0.99,
+        (Family::Python, Rule::Import) => 0.99,
+        (Family::Python, Rule::Module) => 0.99,
         (Family::Python, Rule::SelfRef) => 0.99,
         (Family::Python, Rule::Super) => 0.98,
-        (Family::Python, Rule::Typed) => 0.95,
+        (Family::Python, Rule::Typed) => 0.98,
         (Family::Python, Rule::Class) => 0.97,
-        (Family::JavaScript, Rule::Scope) => 0.97,
-        (Family::JavaScript, Rule::Import) => 0.98,
+        (Family::JavaScript, Rule::Scope) => 0.99,
+        (Family::JavaScript, Rule::Import) => 0.99,
         (Family::JavaScript, Rule::Module) => 0.98,
         (Family::JavaScript, Rule::SelfRef) => 0.99,
         (Family::JavaScript, Rule::Super) => 0.98,
-        (Family::JavaScript, Rule::Typed) => 0.97,
+        (Family::JavaScript, Rule::Typed) => 0.98,
         (Family::JavaScript, Rule::Class) => 0.97,
         (_, Rule::Scope) => 0.95,
         (_, Rule::SelfRef) => 0.95,
