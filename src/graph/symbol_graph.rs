@@ -112,8 +112,6 @@ pub struct SymbolGraph {
     min_confidence: f64,
     /// Edges of the whole graph this view leaves out (0 for the whole graph).
     left_out: usize,
-    /// The lowest confidence of any edge (1.0 without edges).
-    weakest: f64,
     /// Results derived from this snapshot by the tools, keyed by what they depend on.
     memo: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
@@ -188,10 +186,6 @@ impl SymbolGraph {
                 },
             );
         }
-        let weakest = graph
-            .edge_weights()
-            .map(|e| f64::from(e.confidence))
-            .fold(1.0, f64::min);
         SymbolGraph {
             graph,
             generation: rows.generation,
@@ -201,7 +195,6 @@ impl SymbolGraph {
             communities: OnceLock::new(),
             min_confidence: 0.0,
             left_out: 0,
-            weakest,
             memo: Mutex::new(HashMap::new()),
         }
     }
@@ -209,10 +202,11 @@ impl SymbolGraph {
     /// The view of this snapshot that the graph algorithms run on: every node, and only
     /// the edges whose confidence is at least `min_confidence` (imports, containment and
     /// compiler-index edges are 1.0 and always kept). Node indices are those of `self`.
-    /// Built once per threshold and snapshot; `self` itself when no edge falls below.
-    /// Cost: O(nodes + edges) the first time.
+    /// Built once per threshold and snapshot (also when no edge falls below, so that
+    /// [`SymbolGraph::min_confidence`] tells the threshold the answer used); `self`
+    /// itself when `self` is already that view. Cost: O(nodes + edges) the first time.
     pub fn trusted(self: &Arc<Self>, min_confidence: f64) -> Arc<SymbolGraph> {
-        if min_confidence <= self.weakest || min_confidence <= self.min_confidence {
+        if min_confidence <= self.min_confidence {
             return Arc::clone(self);
         }
         let key = format!("trusted:{min_confidence}");
@@ -224,10 +218,6 @@ impl SymbolGraph {
                 |_, e| (e.confidence >= min).then_some(*e),
             );
             let left_out = self.graph.edge_count() - graph.edge_count() + self.left_out;
-            let weakest = graph
-                .edge_weights()
-                .map(|e| f64::from(e.confidence))
-                .fold(1.0, f64::min);
             Arc::new(SymbolGraph {
                 graph,
                 generation: self.generation,
@@ -237,8 +227,7 @@ impl SymbolGraph {
                 communities: OnceLock::new(),
                 min_confidence,
                 left_out,
-                weakest,
-                memo: Mutex::new(HashMap::new()),
+                    memo: Mutex::new(HashMap::new()),
             })
         });
         Arc::clone(&view)
