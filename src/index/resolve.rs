@@ -13,9 +13,14 @@
 //! imports (calls and bases follow import bindings), then bases (calls follow the
 //! class hierarchy), then calls and exports.
 
+mod c;
+mod go;
+mod java;
 mod legacy;
+mod native;
 mod python;
 pub mod rules;
+mod rust;
 mod symbols;
 
 use std::collections::{BTreeSet, HashMap};
@@ -140,6 +145,8 @@ pub struct Resolver {
     py_members: HashMap<(i64, Box<str>), Option<python::Value>>,
     /// Python: method resolution orders by class node.
     mros: HashMap<i64, Arc<python::Mro>>,
+    /// Rust, Go, Java, C/C++: lookups and members found so far.
+    native: native::Caches,
     bulk: bool,
     imports: HashMap<i64, Arc<[i64]>>,
     /// File → the files it re-exports directly (cache, or all of them in bulk mode).
@@ -207,6 +214,7 @@ impl Resolver {
             symbols: Symbols::default(),
             py_members: HashMap::new(),
             mros: HashMap::new(),
+            native: native::Caches::default(),
             bulk: false,
             imports: HashMap::new(),
             reexports: HashMap::new(),
@@ -392,6 +400,7 @@ impl Resolver {
         }
         self.symbols.bases_ready(tx)?;
         self.mros.clear();
+        self.native = native::Caches::default();
         for (r, is_new) in merge_by_id(&new[new_bases..], &old[old_bases..]) {
             let outcome = match r.kind {
                 "export" => self.resolve_export(tx, r)?,
@@ -449,6 +458,10 @@ impl Resolver {
     fn resolve_base(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
         match self.family(r.file_id) {
             Family::Python => self.python_base(tx, r),
+            Family::Rust => self.rust_base(tx, r),
+            Family::Go => self.go_base(tx, r),
+            Family::Java => self.java_base(tx, r),
+            Family::C => self.c_base(tx, r),
             _ => self.legacy_name(tx, r),
         }
     }
@@ -457,6 +470,10 @@ impl Resolver {
     fn resolve_call(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
         match self.family(r.file_id) {
             Family::Python => self.python_call(tx, r),
+            Family::Rust => self.rust_call(tx, r),
+            Family::Go => self.go_call(tx, r),
+            Family::Java => self.java_call(tx, r),
+            Family::C => self.c_call(tx, r),
             _ => self.legacy_name(tx, r),
         }
     }

@@ -151,13 +151,35 @@ pub(super) fn annotate(
     for s in symbols {
         defs.insert((s.parent, s.name.as_str()), ());
     }
-    // The innermost class around a symbol (the owner of `self.x = ...`).
-    let class_of = |mut at: Option<usize>| -> Option<usize> {
+    // Types by (parent, name), for methods written outside their type's body.
+    let types: HashMap<(Option<usize>, &str), usize> = symbols
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| is_type_like(s.kind))
+        .map(|(i, s)| ((s.parent, s.name.as_str()), i))
+        .collect();
+    // The innermost class around a symbol (the owner of `self.x = ...`); for a method
+    // written outside its type's body (a Rust `impl`, whose block is no symbol), the
+    // type of the file its qualified name names (`Foo::m` → `Foo`).
+    let class_of = |start: Option<usize>| -> Option<usize> {
+        let mut at = start;
         while let Some(i) = at {
             if is_type_like(symbols[i].kind) {
                 return Some(i);
             }
             at = symbols[i].parent;
+        }
+        let mut at = start;
+        while let Some(i) = at {
+            let s = &symbols[i];
+            if s.kind == SymbolKind::Method {
+                let mut segs = s.qualified_name.rsplit("::");
+                segs.next();
+                if let Some(&t) = segs.next().and_then(|ty| types.get(&(s.parent, ty))) {
+                    return Some(t);
+                }
+            }
+            at = s.parent;
         }
         None
     };

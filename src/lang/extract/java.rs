@@ -3,6 +3,7 @@
 
 use tree_sitter::{Node, TreeCursor};
 
+use super::bindings::Hint;
 use super::{text, Callee};
 
 /// The specifier of an `import_declaration`: `a.b.C`, `a.b.*`, and for
@@ -109,4 +110,27 @@ fn last_named_child(node: Node) -> Option<Node> {
     let mut cursor = node.walk();
     let last = node.named_children(&mut cursor).last();
     last
+}
+
+/// The receiver type a declared type states (`Foo`, `a.b.Foo`, `List<Foo>`), as
+/// written; `None` for `var` (the value tells).
+pub(super) fn type_hint(node: Node, source: &[u8]) -> Option<String> {
+    let mut hint = text::node_text(source, node);
+    hint.retain(|c| !c.is_whitespace());
+    (!hint.is_empty() && hint != "var" && hint.len() <= 100).then_some(hint)
+}
+
+/// The receiver type a value gives its name: `new Foo(..)` → `Foo`; another name → that
+/// name's type.
+pub(super) fn value_hint(node: Node, source: &[u8]) -> Option<Hint> {
+    match node.kind() {
+        "identifier" => Some(Hint::Name(text::node_text(source, node))),
+        "object_creation_expression" => {
+            let ty = node.child_by_field_name("type")?;
+            let mut hint = text::node_text(source, ty);
+            hint.retain(|c| !c.is_whitespace());
+            Some(Hint::Type(hint))
+        }
+        _ => None,
+    }
 }
