@@ -339,7 +339,7 @@ impl Resolver {
         old.sort_unstable_by_key(resolution_order);
         let phase_end = |list: &[Ref], phase: u8| list.partition_point(|r| phase_of(r) <= phase);
         let (new_imports, old_imports) = (phase_end(&new, 0), phase_end(&old, 0));
-        let (new_bases, old_bases) = (phase_end(&new, 1), phase_end(&old, 1));
+        let new_bases = phase_end(&new, 1);
 
         let t = std::time::Instant::now();
         for (r, is_new) in merge_by_id(&new[..new_imports], &old[..old_imports]) {
@@ -369,6 +369,8 @@ impl Resolver {
             old.extend(extra);
             old[old_imports..].sort_unstable_by_key(resolution_order);
         }
+        // The added references include bases: the base phase ends further on.
+        let old_bases = phase_end(&old, 1);
         self.bulk = total > BULK_THRESHOLD || self.all_imports_in_run;
         let t = std::time::Instant::now();
         if self.bulk {

@@ -627,18 +627,19 @@ impl<'s, 't> Collector<'s, 't> {
     ) {
         if self.family != Family::Rust
             && value.is_some_and(|v| {
-            matches!(
-                v.kind(),
-                "lambda"
-                    | "arrow_function"
-                    | "function_expression"
-                    | "function"
-                    | "generator_function"
-                    | "class"
-                    | "func_literal"
-                    | "closure_expression"
-            )
-        }) {
+                matches!(
+                    v.kind(),
+                    "lambda"
+                        | "arrow_function"
+                        | "function_expression"
+                        | "function"
+                        | "generator_function"
+                        | "class"
+                        | "func_literal"
+                        | "closure_expression"
+                )
+            })
+        {
             return;
         }
         let text = self.name(name);

@@ -208,7 +208,12 @@ impl Resolver {
         let ty = ty.split('<').next().unwrap_or(ty);
         let ty: String = ty
             .split_whitespace()
-            .filter(|w| !matches!(*w, "const" | "volatile" | "struct" | "class" | "union" | "typename"))
+            .filter(|w| {
+                !matches!(
+                    *w,
+                    "const" | "volatile" | "struct" | "class" | "union" | "typename"
+                )
+            })
             .collect::<Vec<_>>()
             .join(" ");
         let ty = ty.trim_matches(|c: char| c == '*' || c == '&' || c.is_whitespace());

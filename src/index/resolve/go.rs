@@ -28,9 +28,28 @@ const BUILTINS: &[&str] = &[
 
 /// Go's predeclared types: a receiver of one has no workspace method.
 const BUILTIN_TYPES: &[&str] = &[
-    "bool", "byte", "complex64", "complex128", "error", "float32", "float64", "int", "int8",
-    "int16", "int32", "int64", "rune", "string", "uint", "uint8", "uint16", "uint32", "uint64",
-    "uintptr", "any", "comparable",
+    "bool",
+    "byte",
+    "complex64",
+    "complex128",
+    "error",
+    "float32",
+    "float64",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "rune",
+    "string",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uintptr",
+    "any",
+    "comparable",
 ];
 
 /// What a package-qualified name's qualifier is.
@@ -236,15 +255,16 @@ impl Resolver {
         if BUILTIN_TYPES.contains(&ty) {
             return Ok(Some(Item::External));
         }
-        let defs_in = |this: &mut Self, name: &str, files: &[i64]| -> Result<Option<Item>, IndexError> {
-            let defs = this.symbols.named(tx, name)?;
-            let found: Vec<Definition> = defs
-                .iter()
-                .filter(|d| d.kind == DefKind::Type && files.contains(&d.file_id))
-                .cloned()
-                .collect();
-            Ok(one(found))
-        };
+        let defs_in =
+            |this: &mut Self, name: &str, files: &[i64]| -> Result<Option<Item>, IndexError> {
+                let defs = this.symbols.named(tx, name)?;
+                let found: Vec<Definition> = defs
+                    .iter()
+                    .filter(|d| d.kind == DefKind::Type && files.contains(&d.file_id))
+                    .cloned()
+                    .collect();
+                Ok(one(found))
+            };
         match ty.split_once('.') {
             Some((q, name)) => match self.go_qualifier(tx, file, q)? {
                 Some(Qualifier::Files(files)) => defs_in(self, name, &files),

@@ -12,7 +12,8 @@
 //! - `new C()`: `C`'s constructor when it declares one, else the class (`class`).
 //! - `C.m()` on a class name: `C`'s members through its hierarchy (`class`).
 //! - `x.m()` on a receiver whose type the file declares (a local, a parameter, a field,
-//!   `var x = new C()`): that type's members through its hierarchy (`typed`).
+//!   `var x = new C()`) or on `new C(..)`: that type's members through its hierarchy
+//!   (`typed`).
 //! - Overloads (several methods of one name in the class that declares it) are
 //!   `ambiguous`: arguments are not typed. A member not found in a class whose
 //!   hierarchy reaches outside the workspace is `external` (inherited from there), as
@@ -30,7 +31,8 @@ impl Resolver {
     pub(super) fn java_call(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
         let local = r.flags & CallRef::LOCAL != 0;
         if r.flags & CallRef::NEW != 0 {
-            let class = self.java_class(tx, r.file_id, r.src_id, r.qualifier.as_deref(), &r.name)?;
+            let class =
+                self.java_class(tx, r.file_id, r.src_id, r.qualifier.as_deref(), &r.name)?;
             return Ok(match class {
                 Some(Item::Def(c)) => {
                     let defs = self.symbols.named(tx, &c.name)?;
@@ -108,7 +110,11 @@ impl Resolver {
                 if is_literal(q) {
                     return Ok(Outcome::status("external", 0));
                 }
-                if let Some(hint) = r.receiver_type.as_deref() {
+                // `new C(..).m()`: the receiver is a `C`.
+                let created = q
+                    .strip_prefix("new ")
+                    .and_then(|rest| rest.split_once('(').map(|(ty, _)| ty.trim()));
+                if let Some(hint) = r.receiver_type.as_deref().or(created) {
                     let (qualifier, name) = split_type(hint);
                     let class = self.java_class(tx, r.file_id, r.src_id, qualifier, name)?;
                     return Ok(match class {
@@ -125,7 +131,9 @@ impl Resolver {
                 }
                 // `C.m()`, `a.b.C.m()`, `Outer.Inner.m()`: a class name.
                 let simple = q.split('.').all(|s| {
-                    !s.is_empty() && s.chars().all(|c| c == '_' || c == '$' || c.is_alphanumeric())
+                    !s.is_empty()
+                        && s.chars()
+                            .all(|c| c == '_' || c == '$' || c.is_alphanumeric())
                 });
                 let last = q.rsplit('.').next().unwrap_or(q);
                 if simple && last.starts_with(|c: char| c.is_uppercase()) {
@@ -137,15 +145,17 @@ impl Resolver {
                             call_outcome(member, Rule::Class)
                         }
                         Some(Item::External) => Outcome::status("external", 0),
-                        // `System.out.println`: a JDK class's field.
-                        _ if q.split('.').next().is_some_and(|f| {
-                            f.starts_with(|c: char| c.is_uppercase())
-                        }) =>
-                        {
-                            Outcome::status("external", 0)
-                        }
                         _ => Outcome::status("unresolved", 0),
                     });
+                }
+                // `System.out.println()`: a field of a class outside the workspace.
+                let first = q.split('.').next().unwrap_or(q);
+                if simple && first.starts_with(|c: char| c.is_uppercase()) {
+                    if let Some(Item::External) =
+                        self.java_class(tx, r.file_id, r.src_id, None, first)?
+                    {
+                        return Ok(Outcome::status("external", 0));
+                    }
                 }
                 Ok(Outcome::status("unresolved", 0))
             }
@@ -156,7 +166,11 @@ impl Resolver {
     pub(super) fn java_base(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
         let found = self.java_class(tx, r.file_id, r.src_id, r.qualifier.as_deref(), &r.name)?;
         let same_file = matches!(&found, Some(Item::Def(d)) if d.file_id == r.file_id);
-        let rule = if same_file { Rule::Scope } else { Rule::Package };
+        let rule = if same_file {
+            Rule::Scope
+        } else {
+            Rule::Package
+        };
         Ok(match found {
             Some(Item::Def(d)) if d.id == r.src_id => Outcome::status("unresolved", 0),
             other => call_outcome(other, rule),

@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::Outcome;
 use super::rules::Rule;
+use super::Outcome;
 use crate::store::files::{DefKind, Definition};
 
 /// What a name or path denotes in a native language.

@@ -37,13 +37,67 @@ const MAX_DEPTH: usize = 12;
 /// Names the prelude and the primitive types bring into every module: a path or call
 /// starting with one that no scope defines is outside the workspace.
 const PRELUDE: &[&str] = &[
-    "Some", "None", "Ok", "Err", "Box", "Vec", "String", "Option", "Result", "drop",
-    "Default", "From", "Into", "Iterator", "IntoIterator", "ToString", "ToOwned", "Clone",
-    "Copy", "Send", "Sync", "Sized", "Fn", "FnMut", "FnOnce", "AsRef", "AsMut", "PartialEq",
-    "Eq", "PartialOrd", "Ord", "Extend", "DoubleEndedIterator", "ExactSizeIterator",
-    "TryFrom", "TryInto", "FromIterator", "Drop", "Unpin", "std", "core", "alloc", "bool",
-    "char", "str", "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
-    "u32", "u64", "u128", "usize", "self", "Self",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Box",
+    "Vec",
+    "String",
+    "Option",
+    "Result",
+    "drop",
+    "Default",
+    "From",
+    "Into",
+    "Iterator",
+    "IntoIterator",
+    "ToString",
+    "ToOwned",
+    "Clone",
+    "Copy",
+    "Send",
+    "Sync",
+    "Sized",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "AsRef",
+    "AsMut",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "Extend",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "TryFrom",
+    "TryInto",
+    "FromIterator",
+    "Drop",
+    "Unpin",
+    "std",
+    "core",
+    "alloc",
+    "bool",
+    "char",
+    "str",
+    "f32",
+    "f64",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "self",
+    "Self",
 ];
 
 /// Smart pointers a method call sees through (auto-deref).
@@ -139,8 +193,8 @@ impl Resolver {
                 break;
             }
             let here = self.symbols.def(tx, node)?;
-            let is_module = Some(node) == file_node
-                || here.as_ref().is_some_and(|d| d.kind == DefKind::Module);
+            let is_module =
+                Some(node) == file_node || here.as_ref().is_some_and(|d| d.kind == DefKind::Module);
             if is_module {
                 if let Some(found) = self.rs_lookup(tx, file, node, name, value, depth)? {
                     return Ok(Some(found));
@@ -276,10 +330,7 @@ impl Resolver {
         }
         let mut external_glob = false;
         for glob in globs {
-            let prefix: Vec<&str> = glob
-                .split("::")
-                .filter(|s| *s != "*")
-                .collect::<Vec<_>>();
+            let prefix: Vec<&str> = glob.split("::").filter(|s| *s != "*").collect::<Vec<_>>();
             if prefix.is_empty() {
                 continue;
             }
@@ -660,9 +711,14 @@ fn path_segments(q: &str) -> Option<Vec<String>> {
         }
     }
     out.push(current);
-    let ok = out.iter().all(|s| {
-        !s.is_empty() && s.chars().all(|c| c == '_' || c == '$' || c.is_alphanumeric())
-    });
+    // `Vec::<u8>`: the turbofish leaves an empty segment.
+    out.retain(|s| !s.is_empty());
+    let ok = !out.is_empty()
+        && out.iter().all(|s| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c == '_' || c == '$' || c.is_alphanumeric())
+        });
     ok.then_some(out)
 }
 
@@ -776,10 +832,19 @@ mod tests {
             Some("Result<Foo, E>")
         );
         assert_eq!(return_type("fn f(&self)"), None);
-        assert_eq!(normalize_type("&'a mut Box<Foo<T>>", false), Some("Foo".into()));
+        assert_eq!(
+            normalize_type("&'a mut Box<Foo<T>>", false),
+            Some("Foo".into())
+        );
         assert_eq!(normalize_type("Result<Foo, E>", true), Some("Foo".into()));
-        assert_eq!(normalize_type("io::Result<Self>", true), Some("Self".into()));
-        assert_eq!(normalize_type("&dyn a::Tr + Send", false), Some("a::Tr".into()));
+        assert_eq!(
+            normalize_type("io::Result<Self>", true),
+            Some("Self".into())
+        );
+        assert_eq!(
+            normalize_type("&dyn a::Tr + Send", false),
+            Some("a::Tr".into())
+        );
         assert_eq!(normalize_type("(A, B)", false), None);
         assert_eq!(normalize_type("&[u8]", false), None);
     }

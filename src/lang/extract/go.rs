@@ -107,8 +107,11 @@ pub(super) fn value_hint(node: Node, source: &[u8]) -> Option<Hint> {
         "identifier" => Some(Hint::Name(text::node_text(source, node))),
         "composite_literal" => {
             let ty = node.child_by_field_name("type")?;
-            matches!(ty.kind(), "type_identifier" | "qualified_type" | "generic_type")
-                .then(|| Hint::Type(text::node_text(source, ty)))
+            matches!(
+                ty.kind(),
+                "type_identifier" | "qualified_type" | "generic_type"
+            )
+            .then(|| Hint::Type(text::node_text(source, ty)))
         }
         "unary_expression" => {
             let operand = node.child_by_field_name("operand")?;
