@@ -114,6 +114,7 @@ impl Family {
         bindings::Rules {
             class_scope_in_methods,
             receivers,
+            strict: !matches!(self, Family::Python | Family::EcmaScript),
         }
     }
 

@@ -218,17 +218,20 @@ impl Resolver {
             // No class of the workspace has the name: the JDK's or a library's.
             return Ok(Some(Item::External));
         }
-        // `Outer.Inner`: a member class of `Outer`.
+        // `Outer.Inner`: a member class of `Outer` (outside the workspace when `Outer` is).
         if let Some(outer) = qualifier.and_then(|q| q.rsplit('.').next()) {
             if outer.starts_with(|c: char| c.is_uppercase()) {
-                if let Some(Item::Def(o)) = self.java_class(tx, file, src, None, outer)? {
-                    let inner: Vec<Definition> = types
-                        .iter()
-                        .filter(|t| t.parent_id == Some(o.id))
-                        .cloned()
-                        .collect();
-                    return Ok(one(inner));
-                }
+                return Ok(match self.java_class(tx, file, src, None, outer)? {
+                    Some(Item::Def(o)) => {
+                        let inner: Vec<Definition> = types
+                            .iter()
+                            .filter(|t| t.parent_id == Some(o.id))
+                            .cloned()
+                            .collect();
+                        one(inner)
+                    }
+                    other => other,
+                });
             }
         }
         // The caller's file: the innermost class of that name around or beside it.
@@ -342,7 +345,59 @@ impl Resolver {
     /// Member `name` of `class` through its hierarchy: the methods the class declares
     /// (several: overloads, `Ambiguous`), else those of its bases in order; `External`
     /// when not found and a base is outside the workspace.
+    ///
+    /// A method found while the hierarchy also declares methods of that name with
+    /// another number of parameters is `Ambiguous`: the overload the arguments select is
+    /// not known (`super.addAll(c)` in a class whose parent declares `addAll()` and whose
+    /// grandparent `addAll(Collection)`).
     fn java_member(
+        &mut self,
+        tx: &IndexTx<'_>,
+        class: &Definition,
+        name: &str,
+        depth: usize,
+    ) -> Result<Option<Item>, IndexError> {
+        let found = self.java_member_lookup(tx, class, name, depth)?;
+        if let Some(Item::Def(d)) = &found {
+            let arity = self.java_arity(tx, d.id)?;
+            let mut seen = vec![class.id];
+            let mut queue = vec![class.id];
+            let mut overloads = 0;
+            while let Some(c) = queue.pop() {
+                if seen.len() > 64 {
+                    break;
+                }
+                let defs = self.symbols.named(tx, name)?;
+                for m in defs.iter() {
+                    if m.kind == DefKind::Method && m.parent_id == Some(c) {
+                        overloads += 1;
+                        if self.java_arity(tx, m.id)? != arity {
+                            return Ok(Some(Item::Ambiguous(overloads)));
+                        }
+                    }
+                }
+                for base in self.symbols.bases_of(tx, c)?.iter() {
+                    if let Some(b) = base.node {
+                        if !seen.contains(&b) {
+                            seen.push(b);
+                            queue.push(b);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// The number of parameters a method's signature declares (`None`: unreadable).
+    fn java_arity(&mut self, tx: &IndexTx<'_>, id: i64) -> Result<Option<usize>, IndexError> {
+        Ok(self
+            .symbols
+            .signature(tx, id)?
+            .and_then(|s| parameter_count(&s)))
+    }
+
+    fn java_member_lookup(
         &mut self,
         tx: &IndexTx<'_>,
         class: &Definition,
@@ -370,7 +425,7 @@ impl Resolver {
                 match base.node {
                     Some(id) => {
                         if let Some(b) = self.symbols.def(tx, id)? {
-                            match self.java_member(tx, &b, name, depth + 1)? {
+                            match self.java_member_lookup(tx, &b, name, depth + 1)? {
                                 Some(Item::External) => open = true,
                                 Some(item) => {
                                     result = Some(item);
@@ -400,5 +455,42 @@ fn split_type(ty: &str) -> (Option<&str>, &str) {
     match ty.rsplit_once('.') {
         Some((q, n)) => (Some(q), n),
         None => (None, ty),
+    }
+}
+
+/// The number of parameters in the first parenthesized list of a signature
+/// (`void f(Map<K, V> m, int n)` → 2); `None` when there is none.
+fn parameter_count(signature: &str) -> Option<usize> {
+    let open = signature.find('(')?;
+    let mut depth = 0usize;
+    let mut count = 0;
+    let mut any = false;
+    for c in signature[open + 1..].chars() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            '>' | ']' => depth = depth.saturating_sub(1),
+            ')' if depth == 0 => return Some(if any { count + 1 } else { 0 }),
+            ')' => depth -= 1,
+            ',' if depth == 0 => count += 1,
+            c if !c.is_whitespace() => any = true,
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parameter_count;
+
+    #[test]
+    fn parameters_are_counted_at_the_top_level() {
+        assert_eq!(parameter_count("void f()"), Some(0));
+        assert_eq!(parameter_count("void f(int a)"), Some(1));
+        assert_eq!(
+            parameter_count("<K, V> void f(Map<K, V> m, int n)"),
+            Some(2)
+        );
+        assert_eq!(parameter_count("abstract void f"), None);
     }
 }

@@ -33,6 +33,8 @@ pub(super) struct Caches {
     pub(super) members: HashMap<(i64, Box<str>), Option<Item>>,
     /// Rust: file → the directory of its crate (`None`: no crate root above it).
     pub(super) rust_crates: HashMap<i64, Option<Arc<str>>>,
+    /// Rust: file → its inline modules `(node, first line, last line)`.
+    pub(super) rust_modules: HashMap<i64, Arc<[(i64, u32, u32)]>>,
     /// C/C++: file → the files whose functions it sees (itself, its headers included
     /// transitively, their companion sources), sorted.
     pub(super) c_scopes: HashMap<i64, Arc<[i64]>>,

@@ -308,7 +308,7 @@ impl Resolver {
         }
         let mut globs: Vec<String> = Vec::new();
         for import in imports.iter() {
-            if import.form != Some("use") {
+            if import.form != Some("use") || self.rs_import_module(tx, file, import.line)? != node {
                 continue;
             }
             for binding in ImportBinding::decode(import.bindings.as_deref()) {
@@ -319,9 +319,8 @@ impl Resolver {
                         return Ok(Some((Item::External, Rule::Import)));
                     }
                     let segs: Vec<&str> = import.specifier.split("::").collect();
-                    let file_node = self.file_node(tx, file)?.unwrap_or(node);
                     if let Some((item, _)) =
-                        self.rs_path(tx, file, file_node, &segs, value, depth + 1)?
+                        self.rs_path(tx, file, node, &segs, value, depth + 1)?
                     {
                         return Ok(Some((item, Rule::Import)));
                     }
@@ -334,8 +333,7 @@ impl Resolver {
             if prefix.is_empty() {
                 continue;
             }
-            let file_node = self.file_node(tx, file)?.unwrap_or(node);
-            match self.rs_path(tx, file, file_node, &prefix, false, depth + 1)? {
+            match self.rs_path(tx, file, node, &prefix, false, depth + 1)? {
                 Some((Item::Module { file: f, node: n }, _)) => {
                     if let Some((item, _)) = self.rs_lookup(tx, f, n, name, value, depth + 1)? {
                         return Ok(Some((item, Rule::Import)));
@@ -366,6 +364,31 @@ impl Resolver {
         }
         let last = segs.len() - 1;
         let (mut item, mut rule, mut at) = match *first {
+            "self" | "super" if self.rs_inline_module(tx, src)?.is_some() => {
+                // Inside `mod m { .. }`: `self` is `m`, `super` the module around it.
+                let Some(mut module) = self.rs_inline_module(tx, src)? else {
+                    return Ok(None);
+                };
+                let file_node = self.file_node(tx, file)?;
+                let mut at = 0;
+                while at < segs.len() && matches!(segs[at], "self" | "super") {
+                    if segs[at] == "super" {
+                        if Some(module) == file_node {
+                            // Above the file's module: the path goes on from the file.
+                            let rest: Vec<&str> = segs[at..].to_vec();
+                            return self.rs_path(tx, file, module, &rest, value, depth + 1);
+                        }
+                        module = self
+                            .symbols
+                            .def(tx, module)?
+                            .and_then(|d| d.parent_id)
+                            .or(file_node)
+                            .unwrap_or(module);
+                    }
+                    at += 1;
+                }
+                (Item::Module { file, node: module }, Rule::Module, at)
+            }
             "crate" | "self" | "super" | "$crate" => {
                 let keywords = segs
                     .iter()
@@ -439,6 +462,54 @@ impl Resolver {
             at += 1;
         }
         Ok(Some((item, rule)))
+    }
+
+    /// The inline module (`mod m { .. }`) node `src` is in or is, if any.
+    fn rs_inline_module(&mut self, tx: &IndexTx<'_>, src: i64) -> Result<Option<i64>, IndexError> {
+        let mut at = Some(src);
+        let mut steps = 0;
+        while let Some(id) = at {
+            steps += 1;
+            let Some(d) = self.symbols.def(tx, id)? else {
+                return Ok(None);
+            };
+            if d.kind == DefKind::Module {
+                return Ok(Some(d.id));
+            }
+            if steps > 64 {
+                return Ok(None);
+            }
+            at = d.parent_id;
+        }
+        Ok(None)
+    }
+
+    /// The module a `use` on `line` of `file` is written in: the innermost inline
+    /// module around the line, else the file's module (a `use` in a function body
+    /// counts for the module around the function).
+    fn rs_import_module(
+        &mut self,
+        tx: &IndexTx<'_>,
+        file: i64,
+        line: u32,
+    ) -> Result<i64, IndexError> {
+        let spans = match self.native.rust_modules.get(&file) {
+            Some(known) => Arc::clone(known),
+            None => {
+                let spans: Arc<[(i64, u32, u32)]> = Arc::from(tx.module_spans(file)?);
+                self.native.rust_modules.insert(file, Arc::clone(&spans));
+                spans
+            }
+        };
+        let inner = spans
+            .iter()
+            .filter(|(_, start, end)| *start <= line && line <= *end)
+            .min_by_key(|(_, start, end)| end - start)
+            .map(|(id, _, _)| *id);
+        Ok(match inner {
+            Some(id) => id,
+            None => self.file_node(tx, file)?.unwrap_or(-1),
+        })
     }
 
     /// The crate directory of a Rust file (cached).

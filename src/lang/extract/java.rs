@@ -62,7 +62,8 @@ pub(super) fn after_annotations<'t>(node: Node<'t>, cursor: &mut TreeCursor<'t>)
 }
 
 /// A `method_invocation` (`m()`, `x.m()`, `a.b.m()`, `super.m()`) or an
-/// `object_creation_expression` (`new C()`, `new a.C<T>()`: the constructor `C`).
+/// `object_creation_expression` (`new C()`, `new a.C<T>()`: the constructor `C`, with
+/// qualifier `a`).
 pub(super) fn callee(node: Node) -> Option<Callee> {
     match node.kind() {
         "method_invocation" => Some(Callee {
@@ -71,16 +72,19 @@ pub(super) fn callee(node: Node) -> Option<Callee> {
         }),
         "object_creation_expression" => {
             let mut ty = node.child_by_field_name("type")?;
+            // `new Outer.Inner()`: the class `Inner` of `Outer`.
+            let mut qualifier = None;
             loop {
                 match ty.kind() {
                     "type_identifier" => {
                         return Some(Callee {
                             name: ty,
-                            qualifier: None,
+                            qualifier,
                         })
                     }
                     "generic_type" => ty = ty.named_child(0)?,
                     "scoped_type_identifier" => {
+                        qualifier = ty.named_child(0);
                         ty = last_named_child(ty)?;
                     }
                     _ => return None,

@@ -45,7 +45,7 @@
 (short_var_declaration
   left: (expression_list . (identifier) @local.name)
   right: (expression_list . (_) @local.value))
-(short_var_declaration left: (expression_list (identifier) @local.name))
+(short_var_declaration left: (expression_list (_) . (identifier) @local.name))
 (var_spec name: (identifier) @local.name type: (_) @local.type)
 (var_spec name: (identifier) @local.name !type value: (expression_list . (_) @local.value))
 (range_clause left: (expression_list (identifier) @local.name))
