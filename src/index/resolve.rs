@@ -4,8 +4,9 @@
 //! Base names and calls go to definitions by rules that follow the language's own
 //! scoping; each edge records the rule (`edges.provenance`, see [`Rule`]) and that
 //! rule's measured precision as its confidence. The rules per language family live in
-//! the submodules (`python.rs`; `legacy.rs` for the families not yet moved to their
-//! own rules). Nothing is guessed from a name alone: a reference no rule resolves is
+//! the submodules (`python.rs`, `rust.rs`, `go.rs`, `java.rs`, `c.rs` for C and C++,
+//! sharing `native.rs`; `legacy.rs` for the families not yet moved to their own rules).
+//! Nothing is guessed from a name alone: a reference no rule resolves is
 //! `unresolved` (or `external`, `ambiguous`) and keeps no edge; the view
 //! `possible_calls` lists the definitions that merely share its name.
 //!

@@ -841,6 +841,22 @@ impl<'c> IndexTx<'c> {
         Ok(rows)
     }
 
+    /// The inline modules of every file (bulk form of [`IndexTx::module_spans`]).
+    pub fn all_module_spans(&self) -> Result<HashMap<i64, Vec<(i64, u32, u32)>>, StoreError> {
+        let mut stmt = self.tx.prepare(
+            "SELECT file_id, id, start_line, end_line FROM nodes WHERE kind = 'module' ORDER BY id",
+        )?;
+        let mut out: HashMap<i64, Vec<(i64, u32, u32)>> = HashMap::new();
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
+        })?;
+        for row in rows {
+            let (file, span) = row?;
+            out.entry(file).or_default().push(span);
+        }
+        Ok(out)
+    }
+
     /// The import references of a file in id order, each with its status and the files
     /// its edges point at.
     pub fn file_imports(&self, file_id: i64) -> Result<Vec<FileImport>, StoreError> {

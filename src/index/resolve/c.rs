@@ -18,6 +18,7 @@
 //!   bases in order. Anything else is not resolved: a function defined in a file the
 //!   caller does not see is never an edge, even if it is the only one of that name.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::native::{call_outcome, is_literal, one, Item};
@@ -137,6 +138,7 @@ impl Resolver {
             return Ok(Arc::clone(known));
         }
         let mut seen: Vec<i64> = vec![file];
+        let mut known: HashSet<i64> = HashSet::from([file]);
         let mut queue: Vec<i64> = vec![file];
         while let Some(f) = queue.pop() {
             if seen.len() > MAX_SCOPE_FILES {
@@ -145,7 +147,7 @@ impl Resolver {
             let imports = self.symbols.imports_of(tx, f)?;
             for import in imports.iter() {
                 for &header in &import.files {
-                    if !seen.contains(&header) {
+                    if known.insert(header) {
                         seen.push(header);
                         queue.push(header);
                     }

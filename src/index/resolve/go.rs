@@ -136,14 +136,14 @@ impl Resolver {
         Ok(call_outcome(one(found), Rule::Module))
     }
 
-    /// The files of the package (directory) of `file`.
-    fn go_package_files(&self, file: i64) -> Vec<i64> {
-        match self.paths.get(&file) {
-            Some(path) => {
-                let dir = crate::index::modules::parent_dir(path);
-                self.go_dirs.get(dir).cloned().unwrap_or_default()
+    /// True when `a` and `b` are files of one package (directory).
+    fn go_same_package(&self, a: i64, b: i64) -> bool {
+        match (self.paths.get(&a), self.paths.get(&b)) {
+            (Some(x), Some(y)) => {
+                crate::index::modules::parent_dir(x) == crate::index::modules::parent_dir(y)
+                    && self.family(b) == Family::Go
             }
-            None => Vec::new(),
+            _ => false,
         }
     }
 
@@ -156,11 +156,10 @@ impl Resolver {
         name: &str,
         kinds: &[DefKind],
     ) -> Result<Option<(Item, Rule)>, IndexError> {
-        let package = self.go_package_files(file);
         let defs = self.symbols.named(tx, name)?;
         let found: Vec<Definition> = defs
             .iter()
-            .filter(|d| kinds.contains(&d.kind) && package.contains(&d.file_id))
+            .filter(|d| kinds.contains(&d.kind) && self.go_same_package(file, d.file_id))
             .cloned()
             .collect();
         let same: Vec<Definition> = found
@@ -272,8 +271,13 @@ impl Resolver {
                 _ => Ok(None),
             },
             None => {
-                let package = self.go_package_files(file);
-                defs_in(self, ty, &package)
+                let defs = self.symbols.named(tx, ty)?;
+                let found: Vec<Definition> = defs
+                    .iter()
+                    .filter(|d| d.kind == DefKind::Type && self.go_same_package(file, d.file_id))
+                    .cloned()
+                    .collect();
+                Ok(one(found))
             }
         }
     }
@@ -296,14 +300,14 @@ impl Resolver {
         }
         self.native.members.insert(key.clone(), None);
         let defs = self.symbols.named(tx, name)?;
-        let package = self.go_package_files(ty.file_id);
         let qualified = format!("{}::{name}", ty.name);
         let found: Vec<Definition> = defs
             .iter()
             .filter(|d| {
                 d.kind == DefKind::Method
                     && (d.parent_id == Some(ty.id)
-                        || (*d.qualified_name == *qualified && package.contains(&d.file_id)))
+                        || (*d.qualified_name == *qualified
+                            && self.go_same_package(ty.file_id, d.file_id)))
                     && self.family(d.file_id) == Family::Go
             })
             .cloned()

@@ -1,5 +1,6 @@
-//! Name-scoped resolution for the families without rules of their own yet (Rust,
-//! JavaScript/TypeScript, Go, Java, C/C++): the first rule that applies wins.
+//! Name-scoped resolution for the families without rules of their own yet
+//! (JavaScript/TypeScript; Rust, Go, Java and C/C++ have theirs in `rust.rs`, `go.rs`,
+//! `java.rs` and `c.rs`): the first rule that applies wins.
 //!
 //! | rule                                                              | provenance |
 //! |-------------------------------------------------------------------|------------|

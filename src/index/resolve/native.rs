@@ -35,6 +35,9 @@ pub(super) struct Caches {
     pub(super) rust_crates: HashMap<i64, Option<Arc<str>>>,
     /// Rust: file → its inline modules `(node, first line, last line)`.
     pub(super) rust_modules: HashMap<i64, Arc<[(i64, u32, u32)]>>,
+    /// `rust_modules` holds every file's (a bulk run loads them with one query: the
+    /// secondary indexes are dropped while a fresh build runs).
+    pub(super) rust_modules_loaded: bool,
     /// C/C++: file → the files whose functions it sees (itself, its headers included
     /// transitively, their companion sources), sorted.
     pub(super) c_scopes: HashMap<i64, Arc<[i64]>>,

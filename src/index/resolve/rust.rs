@@ -493,8 +493,17 @@ impl Resolver {
         file: i64,
         line: u32,
     ) -> Result<i64, IndexError> {
+        if self.bulk && !self.native.rust_modules_loaded {
+            self.native.rust_modules = tx
+                .all_module_spans()?
+                .into_iter()
+                .map(|(f, spans)| (f, Arc::from(spans)))
+                .collect();
+            self.native.rust_modules_loaded = true;
+        }
         let spans = match self.native.rust_modules.get(&file) {
             Some(known) => Arc::clone(known),
+            None if self.native.rust_modules_loaded => Arc::from(Vec::new()),
             None => {
                 let spans: Arc<[(i64, u32, u32)]> = Arc::from(tx.module_spans(file)?);
                 self.native.rust_modules.insert(file, Arc::clone(&spans));
