@@ -142,10 +142,13 @@ fn replace(root: &Path, rel: &str, from: &str, to: &str) {
     write(root, rel, &text.replace(from, to));
 }
 
+/// An edit of a fixture copy, and a text found in a call edge it adds or removes.
+type Edit<'a> = (&'a dyn Fn(&Path), &'a str);
+
 /// Applies each edit in turn; after each, an incremental run must equal a fresh index,
 /// and the call edges must have changed as `changed` says (a line of the calls that
 /// appears or disappears).
-fn incremental_agrees(fixture: &str, edits: &[(&dyn Fn(&Path), &str)]) {
+fn incremental_agrees(fixture: &str, edits: &[Edit<'_>]) {
     let (dir, root) = fixture_copy(fixture);
     let db = dir.path().join("incremental.db");
     index_json(&root, &db, &[]);

@@ -175,6 +175,10 @@ impl DefKind {
     }
 }
 
+/// An inline module (a Rust `mod m { .. }`, a C++ namespace): its node, first and last
+/// line.
+pub type ModuleSpan = (i64, u32, u32);
+
 /// A definition a call or base name may resolve to.
 #[derive(Debug, Clone)]
 pub struct Definition {
@@ -830,7 +834,7 @@ impl<'c> IndexTx<'c> {
 
     /// The inline modules of a file (`mod m { .. }`, C++ namespaces): `(node, first line,
     /// last line)`, in id order.
-    pub fn module_spans(&self, file_id: i64) -> Result<Vec<(i64, u32, u32)>, StoreError> {
+    pub fn module_spans(&self, file_id: i64) -> Result<Vec<ModuleSpan>, StoreError> {
         let mut stmt = self.tx.prepare_cached(
             "SELECT id, start_line, end_line FROM nodes
              WHERE file_id = ?1 AND kind = 'module' ORDER BY id",
@@ -842,11 +846,11 @@ impl<'c> IndexTx<'c> {
     }
 
     /// The inline modules of every file (bulk form of [`IndexTx::module_spans`]).
-    pub fn all_module_spans(&self) -> Result<HashMap<i64, Vec<(i64, u32, u32)>>, StoreError> {
+    pub fn all_module_spans(&self) -> Result<HashMap<i64, Vec<ModuleSpan>>, StoreError> {
         let mut stmt = self.tx.prepare(
             "SELECT file_id, id, start_line, end_line FROM nodes WHERE kind = 'module' ORDER BY id",
         )?;
-        let mut out: HashMap<i64, Vec<(i64, u32, u32)>> = HashMap::new();
+        let mut out: HashMap<i64, Vec<ModuleSpan>> = HashMap::new();
         let rows = stmt.query_map([], |r| {
             Ok((r.get::<_, i64>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
         })?;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::rules::Rule;
 use super::Outcome;
-use crate::store::files::{DefKind, Definition};
+use crate::store::files::{DefKind, Definition, ModuleSpan};
 
 /// What a name or path denotes in a native language.
 #[derive(Debug, Clone)]
@@ -24,17 +24,20 @@ pub(super) enum Item {
     Ambiguous(usize),
 }
 
+/// A Rust lookup: (module node, name, value namespace).
+pub(super) type LookupKey = (i64, Box<str>, bool);
+
 /// Per-run caches of the native rules.
 #[derive(Default)]
 pub(super) struct Caches {
     /// Rust: (module node, name, value namespace) → what the name means there.
-    pub(super) rust_lookups: HashMap<(i64, Box<str>, bool), Option<(Item, Rule)>>,
+    pub(super) rust_lookups: HashMap<LookupKey, Option<(Item, Rule)>>,
     /// Rust, Go, Java, C++: (type node, member name) → the member.
     pub(super) members: HashMap<(i64, Box<str>), Option<Item>>,
     /// Rust: file → the directory of its crate (`None`: no crate root above it).
     pub(super) rust_crates: HashMap<i64, Option<Arc<str>>>,
     /// Rust: file → its inline modules `(node, first line, last line)`.
-    pub(super) rust_modules: HashMap<i64, Arc<[(i64, u32, u32)]>>,
+    pub(super) rust_modules: HashMap<i64, Arc<[ModuleSpan]>>,
     /// `rust_modules` holds every file's (a bulk run loads them with one query: the
     /// secondary indexes are dropped while a fresh build runs).
     pub(super) rust_modules_loaded: bool,

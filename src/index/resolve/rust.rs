@@ -29,7 +29,7 @@ use super::{Family, Outcome, Resolver};
 use crate::index::modules::Target;
 use crate::index::IndexError;
 use crate::lang::{CallRef, ImportBinding};
-use crate::store::files::{DefKind, Definition, IndexTx, Ref};
+use crate::store::files::{DefKind, Definition, IndexTx, ModuleSpan, Ref};
 
 /// Deepest chain of `use` re-exports, globs and path segments followed.
 const MAX_DEPTH: usize = 12;
@@ -239,8 +239,7 @@ impl Resolver {
                 functions
             }
         } else {
-            let modules = pick(&[DefKind::Module, DefKind::Type]);
-            modules
+            pick(&[DefKind::Module, DefKind::Type])
         };
         Ok(match one(found) {
             Some(Item::Def(d)) if d.kind == DefKind::Module => Some(Item::Module {
@@ -505,7 +504,7 @@ impl Resolver {
             Some(known) => Arc::clone(known),
             None if self.native.rust_modules_loaded => Arc::from(Vec::new()),
             None => {
-                let spans: Arc<[(i64, u32, u32)]> = Arc::from(tx.module_spans(file)?);
+                let spans: Arc<[ModuleSpan]> = Arc::from(tx.module_spans(file)?);
                 self.native.rust_modules.insert(file, Arc::clone(&spans));
                 spans
             }
@@ -863,7 +862,7 @@ pub(super) fn normalize_type(ty: &str, unwrap: bool) -> Option<String> {
     let base = base.trim();
     let last = base.rsplit("::").next().unwrap_or(base);
     let first_arg = || {
-        args.and_then(|a| {
+        args.map(|a| {
             let mut depth = 0usize;
             let end = a
                 .char_indices()
@@ -876,7 +875,7 @@ pub(super) fn normalize_type(ty: &str, unwrap: bool) -> Option<String> {
                     c == ',' && depth == 0
                 })
                 .map_or(a.len(), |(i, _)| i);
-            Some(a[..end].trim())
+            a[..end].trim()
         })
     };
     if POINTERS.contains(&last) || (unwrap && matches!(last, "Result" | "Option")) {
