@@ -838,6 +838,13 @@ impl Modules {
         }
     }
 
+    /// The directory of the crate a Rust file belongs to (the one holding the nearest
+    /// `lib.rs` or `main.rs` above it; `""` at the workspace root), `None` when no crate
+    /// root is above it.
+    pub fn rust_crate_dir(&self, path: &str) -> Option<String> {
+        self.rust_crate_root(path).map(|(dir, _)| dir)
+    }
+
     /// Walks module segments from (`dir`, `file`), returning the file of the longest
     /// prefix of `segs` that is a module file.
     fn rust_descend(&self, mut dir: String, mut file: i64, segs: &[&str]) -> i64 {

@@ -4,8 +4,10 @@
 //! Base names and calls go to definitions by rules that follow the language's own
 //! scoping; each edge records the rule (`edges.provenance`, see [`Rule`]) and that
 //! rule's measured precision as its confidence. The rules per language family live in
-//! the submodules (`python.rs`, `javascript.rs`; `legacy.rs` for the families not yet moved to their
-//! own rules). Nothing is guessed from a name alone: a reference no rule resolves is
+//! the submodules (`python.rs`, `javascript.rs`, `rust.rs`, `go.rs`, `java.rs`, `c.rs`
+//! for C and C++, the last four sharing `native.rs`; `legacy.rs` keeps the name-scoped
+//! rule for files of no family). Nothing is guessed from a name alone: a reference no
+//! rule resolves is
 //! `unresolved` (or `external`, `ambiguous`) and keeps no edge; the view
 //! `possible_calls` lists the definitions that merely share its name.
 //!
@@ -13,10 +15,15 @@
 //! imports (everything else follows import bindings), exports (bases and calls follow
 //! renamed and default exports), bases (calls follow the class hierarchy), then calls.
 
+mod c;
+mod go;
+mod java;
 mod javascript;
 mod legacy;
+mod native;
 mod python;
 pub mod rules;
+mod rust;
 mod symbols;
 
 use std::collections::{BTreeSet, HashMap};
@@ -141,6 +148,8 @@ pub struct Resolver {
     py_members: HashMap<(i64, Box<str>), Option<python::Value>>,
     /// Python: method resolution orders by class node.
     mros: HashMap<i64, Arc<python::Mro>>,
+    /// Rust, Go, Java, C/C++: lookups and members found so far.
+    native: native::Caches,
     bulk: bool,
     imports: HashMap<i64, Arc<[i64]>>,
     /// File → the files it re-exports directly (cache, or all of them in bulk mode).
@@ -208,6 +217,7 @@ impl Resolver {
             symbols: Symbols::default(),
             py_members: HashMap::new(),
             mros: HashMap::new(),
+            native: native::Caches::default(),
             bulk: false,
             imports: HashMap::new(),
             reexports: HashMap::new(),
@@ -332,8 +342,8 @@ impl Resolver {
         old.sort_unstable_by_key(resolution_order);
         let phase_end = |list: &[Ref], phase: u8| list.partition_point(|r| phase_of(r) <= phase);
         let (new_imports, old_imports) = (phase_end(&new, 0), phase_end(&old, 0));
-        let (new_exports, old_exports) = (phase_end(&new, 1), phase_end(&old, 1));
-        let (new_bases, old_bases) = (phase_end(&new, 2), phase_end(&old, 2));
+        let new_exports = phase_end(&new, 1);
+        let new_bases = phase_end(&new, 2);
 
         let t = std::time::Instant::now();
         for (r, is_new) in merge_by_id(&new[..new_imports], &old[..old_imports]) {
@@ -363,6 +373,9 @@ impl Resolver {
             old.extend(extra);
             old[old_imports..].sort_unstable_by_key(resolution_order);
         }
+        // The added references include exports and bases: their phases end further on.
+        let old_exports = phase_end(&old, 1);
+        let old_bases = phase_end(&old, 2);
         self.bulk = total > BULK_THRESHOLD || self.all_imports_in_run;
         let t = std::time::Instant::now();
         if self.bulk {
@@ -403,6 +416,7 @@ impl Resolver {
         }
         self.symbols.bases_ready(tx)?;
         self.mros.clear();
+        self.native = native::Caches::default();
         for (r, is_new) in merge_by_id(&new[new_bases..], &old[old_bases..]) {
             let outcome = self.resolve_call(tx, r)?;
             self.write(tx, r, is_new, "calls", outcome)?;
@@ -458,6 +472,10 @@ impl Resolver {
         match self.family(r.file_id) {
             Family::Python => self.python_base(tx, r),
             Family::JavaScript => self.js_base(tx, r),
+            Family::Rust => self.rust_base(tx, r),
+            Family::Go => self.go_base(tx, r),
+            Family::Java => self.java_base(tx, r),
+            Family::C => self.c_base(tx, r),
             _ => self.legacy_name(tx, r),
         }
     }
@@ -467,6 +485,10 @@ impl Resolver {
         match self.family(r.file_id) {
             Family::Python => self.python_call(tx, r),
             Family::JavaScript => self.js_call(tx, r),
+            Family::Rust => self.rust_call(tx, r),
+            Family::Go => self.go_call(tx, r),
+            Family::Java => self.java_call(tx, r),
+            Family::C => self.c_call(tx, r),
             _ => self.legacy_name(tx, r),
         }
     }

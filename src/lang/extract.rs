@@ -119,6 +119,7 @@ impl Family {
         bindings::Rules {
             class_scope_in_methods,
             receivers,
+            strict: !matches!(self, Family::Python | Family::EcmaScript),
         }
     }
 
@@ -428,6 +429,7 @@ struct PendingCall {
     line: u32,
     column: u32,
     constructor: bool,
+    path: bool,
 }
 
 /// A base named in a class/interface header, before its owner is known.
@@ -627,19 +629,21 @@ impl<'s, 't> Collector<'s, 't> {
         annotation: Option<Node<'t>>,
         value: Option<Node<'t>>,
     ) {
-        if value.is_some_and(|v| {
-            matches!(
-                v.kind(),
-                "lambda"
-                    | "arrow_function"
-                    | "function_expression"
-                    | "function"
-                    | "generator_function"
-                    | "class"
-                    | "func_literal"
-                    | "closure_expression"
-            )
-        }) {
+        if self.family != Family::Rust
+            && value.is_some_and(|v| {
+                matches!(
+                    v.kind(),
+                    "lambda"
+                        | "arrow_function"
+                        | "function_expression"
+                        | "function"
+                        | "generator_function"
+                        | "class"
+                        | "func_literal"
+                        | "closure_expression"
+                )
+            })
+        {
             return;
         }
         let text = self.name(name);
@@ -662,7 +666,21 @@ impl<'s, 't> Collector<'s, 't> {
                     .map(Hint::Type)
                     .or_else(|| value.and_then(|v| ecmascript::value_hint(v, self.source)))
             }
-            _ => None,
+            Family::Rust => annotation
+                .and_then(|a| rust::type_hint(a, self.source))
+                .map(Hint::Type)
+                .or_else(|| value.and_then(|v| rust::value_hint(v, self.source))),
+            Family::Go => annotation
+                .and_then(|a| go::type_hint(a, self.source))
+                .map(Hint::Type)
+                .or_else(|| value.and_then(|v| go::value_hint(v, self.source))),
+            Family::Java => annotation
+                .and_then(|a| java::type_hint(a, self.source))
+                .map(Hint::Type)
+                .or_else(|| value.and_then(|v| java::value_hint(v, self.source))),
+            Family::C => annotation
+                .and_then(|a| c::type_hint(a, self.source))
+                .map(Hint::Type),
         };
         self.bindings.push(PendingBinding {
             position: offset(name.start_byte()),
@@ -788,8 +806,16 @@ impl<'s, 't> Collector<'s, 't> {
             (Family::Rust, ImportKind::Use) => {
                 let mut paths = Vec::new();
                 rust::use_paths(node, self.source, &mut paths);
-                for path in paths {
-                    self.imports.push((position, plain(path)));
+                for (path, local) in paths {
+                    let imported = match local.as_str() {
+                        "*" => "*".to_string(),
+                        _ => path.rsplit("::").next().unwrap_or(&path).to_string(),
+                    };
+                    let import = ImportRef {
+                        bindings: vec![super::ImportBinding::new(local, imported)],
+                        ..plain(path)
+                    };
+                    self.imports.push((position, import));
                 }
             }
             (Family::Rust, _) => {
@@ -886,15 +912,34 @@ impl<'s, 't> Collector<'s, 't> {
             || callee
                 .parent()
                 .is_some_and(|p| p.kind() == "new_expression");
+        // `a::b::f()`, `ns::f()`: the qualifier is the path of a scoped name.
+        let path = qualifier
+            .and_then(|q| q.parent())
+            .is_some_and(|p| matches!(p.kind(), "scoped_identifier" | "qualified_identifier"));
+        // C++ `a::B::f()`: the whole scope before the name, not just its first part.
+        let qualifier_text = match (self.family, path, qualifier) {
+            (Family::C, true, Some(q)) => {
+                let scope = self
+                    .source
+                    .get(q.start_byte()..name.start_byte())
+                    .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+                    .unwrap_or_default();
+                let mut scope: String = scope.chars().filter(|c| !c.is_whitespace()).collect();
+                while scope.ends_with(':') {
+                    scope.pop();
+                }
+                Some(scope.chars().take(MAX_QUALIFIER_CHARS).collect::<String>())
+            }
+            (_, _, q) => q.map(|q| text::collapsed(self.source, q, MAX_QUALIFIER_CHARS)),
+        };
         self.calls.push(PendingCall {
             position: offset(callee.start_byte()),
             name: name_text,
-            qualifier: qualifier
-                .map(|q| text::collapsed(self.source, q, MAX_QUALIFIER_CHARS))
-                .filter(|q| !q.is_empty()),
+            qualifier: qualifier_text.filter(|q| !q.is_empty()),
             line: line_of(name.start_position().row),
             column: u32::try_from(name.start_position().column).unwrap_or(u32::MAX),
             constructor,
+            path,
         });
     }
 
@@ -935,6 +980,7 @@ impl<'s, 't> Collector<'s, 't> {
                 receiver_type: scope.receiver_type,
                 local: scope.local,
                 constructor: call.constructor,
+                path: call.path,
             })
             .collect();
 

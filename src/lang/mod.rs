@@ -374,6 +374,9 @@ pub struct CallRef {
     pub local: bool,
     /// Written as a constructor call with `new` (JS/TS, Java, C++).
     pub constructor: bool,
+    /// Written as a path (Rust `a::b::f()`, `Foo::new()`; C++ `ns::f()`,
+    /// `Class::f()`): the qualifier names a module or type, not a receiver value.
+    pub path: bool,
 }
 
 impl CallRef {
@@ -381,11 +384,13 @@ impl CallRef {
     pub const LOCAL: i64 = 8;
     /// `refs.flags` bit 4: [`CallRef::constructor`].
     pub const NEW: i64 = 16;
+    /// `refs.flags` bit 5: [`CallRef::path`].
+    pub const PATH: i64 = 32;
 
     /// The `refs.flags` bits of this call.
     pub fn flags(&self) -> i64 {
         let bit = |on: bool, value: i64| if on { value } else { 0 };
-        bit(self.local, Self::LOCAL) | bit(self.constructor, Self::NEW)
+        bit(self.local, Self::LOCAL) | bit(self.constructor, Self::NEW) | bit(self.path, Self::PATH)
     }
 }
 

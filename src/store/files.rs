@@ -175,6 +175,10 @@ impl DefKind {
     }
 }
 
+/// An inline module (a Rust `mod m { .. }`, a C++ namespace): its node, first and last
+/// line.
+pub type ModuleSpan = (i64, u32, u32);
+
 /// A definition a call or base name may resolve to.
 #[derive(Debug, Clone)]
 pub struct Definition {
@@ -230,6 +234,8 @@ pub struct FileImport {
     pub bindings: Option<String>,
     /// `refs.status`: `resolved`, `external`, `unresolved`, ...
     pub status: String,
+    /// `refs.line`: 1-based line of the statement.
+    pub line: u32,
     /// The files its `imports` edges point at.
     pub files: Vec<i64>,
 }
@@ -826,11 +832,40 @@ impl<'c> IndexTx<'c> {
         Ok(rows)
     }
 
+    /// The inline modules of a file (`mod m { .. }`, C++ namespaces): `(node, first line,
+    /// last line)`, in id order.
+    pub fn module_spans(&self, file_id: i64) -> Result<Vec<ModuleSpan>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT id, start_line, end_line FROM nodes
+             WHERE file_id = ?1 AND kind = 'module' ORDER BY id",
+        )?;
+        let rows = stmt
+            .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// The inline modules of every file (bulk form of [`IndexTx::module_spans`]).
+    pub fn all_module_spans(&self) -> Result<HashMap<i64, Vec<ModuleSpan>>, StoreError> {
+        let mut stmt = self.tx.prepare(
+            "SELECT file_id, id, start_line, end_line FROM nodes WHERE kind = 'module' ORDER BY id",
+        )?;
+        let mut out: HashMap<i64, Vec<ModuleSpan>> = HashMap::new();
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
+        })?;
+        for row in rows {
+            let (file, span) = row?;
+            out.entry(file).or_default().push(span);
+        }
+        Ok(out)
+    }
+
     /// The import references of a file in id order, each with its status and the files
     /// its edges point at.
     pub fn file_imports(&self, file_id: i64) -> Result<Vec<FileImport>, StoreError> {
         let mut stmt = self.tx.prepare_cached(
-            "SELECT r.id, r.file_id, r.form, r.name, r.qualifier, r.bindings, r.status, d.file_id
+            "SELECT r.id, r.file_id, r.form, r.name, r.qualifier, r.bindings, r.status, d.file_id, r.line
              FROM refs r
              LEFT JOIN edges e ON e.ref_id = r.id AND e.kind = 'imports'
              LEFT JOIN nodes d ON d.id = e.dst_id
@@ -844,7 +879,7 @@ impl<'c> IndexTx<'c> {
     /// [`IndexTx::file_imports`]), in id order.
     pub fn all_file_imports(&self) -> Result<Vec<FileImport>, StoreError> {
         let mut stmt = self.tx.prepare(
-            "SELECT r.id, r.file_id, r.form, r.name, r.qualifier, r.bindings, r.status, d.file_id
+            "SELECT r.id, r.file_id, r.form, r.name, r.qualifier, r.bindings, r.status, d.file_id, r.line
              FROM refs r
              LEFT JOIN edges e ON e.ref_id = r.id AND e.kind = 'imports'
              LEFT JOIN nodes d ON d.id = e.dst_id
@@ -1022,6 +1057,7 @@ fn collect_imports(mut rows: rusqlite::Rows<'_>) -> Result<Vec<FileImport>, Stor
                 qualifier: r.get(4)?,
                 bindings: r.get(5)?,
                 status: r.get(6)?,
+                line: r.get(8)?,
                 files: Vec::new(),
             });
         }

@@ -1,5 +1,7 @@
-//! Name-scoped resolution for the families without rules of their own yet (Rust,
-//! Go, Java, C/C++): the first rule that applies wins.
+//! Name-scoped resolution, the fallback for a file of no language family (every parsed
+//! language has rules of its own: `python.rs`, `javascript.rs`, `rust.rs`, `go.rs`,
+//! `java.rs`, `c.rs`), and the Go import bookkeeping and file scopes those share: the
+//! first rule that applies wins.
 //!
 //! | rule                                                              | provenance |
 //! |-------------------------------------------------------------------|------------|

@@ -69,6 +69,11 @@ pub(super) struct Rules {
     pub class_scope_in_methods: bool,
     /// Names a method's receiver is written with (`self`, `cls`; `this`).
     pub receivers: &'static [&'static str],
+    /// A binding that states no type (an untyped closure parameter, a pattern, a value
+    /// the extractor cannot read) makes the name's type unknown in its scope, instead
+    /// of leaving it to the bindings that state one (Rust, Go, Java, C: a name is often
+    /// bound again in one function, by shadowing or by closures sharing a name).
+    pub strict: bool,
 }
 
 /// What the scopes say about one call.
@@ -93,6 +98,8 @@ struct Entry {
     local: bool,
     not_local: bool,
     hints: Vec<Hint>,
+    /// Some binding states no type.
+    unhinted: bool,
 }
 
 fn is_type_like(kind: SymbolKind) -> bool {
@@ -151,13 +158,35 @@ pub(super) fn annotate(
     for s in symbols {
         defs.insert((s.parent, s.name.as_str()), ());
     }
-    // The innermost class around a symbol (the owner of `self.x = ...`).
-    let class_of = |mut at: Option<usize>| -> Option<usize> {
+    // Types by (parent, name), for methods written outside their type's body.
+    let types: HashMap<(Option<usize>, &str), usize> = symbols
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| is_type_like(s.kind))
+        .map(|(i, s)| ((s.parent, s.name.as_str()), i))
+        .collect();
+    // The innermost class around a symbol (the owner of `self.x = ...`); for a method
+    // written outside its type's body (a Rust `impl`, whose block is no symbol), the
+    // type of the file its qualified name names (`Foo::m` → `Foo`).
+    let class_of = |start: Option<usize>| -> Option<usize> {
+        let mut at = start;
         while let Some(i) = at {
             if is_type_like(symbols[i].kind) {
                 return Some(i);
             }
             at = symbols[i].parent;
+        }
+        let mut at = start;
+        while let Some(i) = at {
+            let s = &symbols[i];
+            if s.kind == SymbolKind::Method {
+                let mut segs = s.qualified_name.rsplit("::");
+                segs.next();
+                if let Some(&t) = segs.next().and_then(|ty| types.get(&(s.parent, ty))) {
+                    return Some(t);
+                }
+            }
+            at = s.parent;
         }
         None
     };
@@ -206,6 +235,7 @@ pub(super) fn annotate(
             BindingKind::Local => {
                 let entry = scopes.entry((scope, b.name.as_str())).or_default();
                 entry.local = true;
+                entry.unhinted |= hint.is_none();
                 entry.hints.extend(hint.iter().cloned());
                 // An annotated name in a class body is also an attribute of the class.
                 if let Some(class) = scope.filter(|&i| is_type_like(symbols[i].kind)) {
@@ -250,7 +280,7 @@ pub(super) fn annotate(
             let mut out = CallScope::default();
             if let Some(entry) = lookup(rules, symbols, &defs, &scopes, innermost, root) {
                 out.local = true;
-                if call.qualifier == Some(root) {
+                if call.qualifier == Some(root) && !(rules.strict && entry.unhinted) {
                     out.receiver_type = agreed(&entry.hints);
                 }
             }

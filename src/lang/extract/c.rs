@@ -170,3 +170,10 @@ pub(super) fn base_name(node: Node, source: &[u8]) -> Option<String> {
     }
     None
 }
+
+/// The receiver type a declaration states (`struct vec`, `geo::Circle`,
+/// `std::vector<T>`), whitespace collapsed; `auto` tells nothing.
+pub(super) fn type_hint(node: Node, source: &[u8]) -> Option<String> {
+    let hint = text::collapsed(source, node, 100);
+    (!hint.is_empty() && hint != "auto").then_some(hint)
+}

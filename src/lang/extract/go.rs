@@ -2,6 +2,7 @@
 
 use tree_sitter::Node;
 
+use super::bindings::Hint;
 use super::{text, Callee};
 
 /// The path and the local name (alias, `.` or `_`) of an `import_spec`; `None` when
@@ -88,5 +89,53 @@ pub(super) fn base_name(node: Node, source: &[u8]) -> Option<String> {
             "generic_type" => node = node.child_by_field_name("type")?,
             _ => return None,
         }
+    }
+}
+
+/// The receiver type a declared type states, as written (`*T`, `pkg.T`).
+pub(super) fn type_hint(node: Node, source: &[u8]) -> Option<String> {
+    let mut hint = text::node_text(source, node);
+    hint.retain(|c| !c.is_whitespace());
+    (!hint.is_empty() && hint.len() <= 100).then_some(hint)
+}
+
+/// The receiver type a value gives its name: `T{..}`, `&T{..}` and `new(T)` → `T`;
+/// `NewT(..)` / `pkg.NewT(..)` → `NewT()` / `pkg.NewT()` (its declared result); another
+/// name → that name's type.
+pub(super) fn value_hint(node: Node, source: &[u8]) -> Option<Hint> {
+    match node.kind() {
+        "identifier" => Some(Hint::Name(text::node_text(source, node))),
+        "composite_literal" => {
+            let ty = node.child_by_field_name("type")?;
+            matches!(
+                ty.kind(),
+                "type_identifier" | "qualified_type" | "generic_type"
+            )
+            .then(|| Hint::Type(text::node_text(source, ty)))
+        }
+        "unary_expression" => {
+            let operand = node.child_by_field_name("operand")?;
+            (operand.kind() == "composite_literal")
+                .then(|| value_hint(operand, source))
+                .flatten()
+        }
+        "call_expression" => {
+            let function = node.child_by_field_name("function")?;
+            let callee = text::node_text(source, function);
+            if callee == "new" {
+                let arguments = node.child_by_field_name("arguments")?;
+                let ty = arguments.named_child(0)?;
+                return Some(Hint::Type(text::node_text(source, ty)));
+            }
+            let simple = match function.kind() {
+                "identifier" => true,
+                "selector_expression" => function
+                    .child_by_field_name("operand")
+                    .is_some_and(|o| o.kind() == "identifier"),
+                _ => false,
+            };
+            simple.then(|| Hint::Value(format!("{callee}()")))
+        }
+        _ => None,
     }
 }

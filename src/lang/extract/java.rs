@@ -3,6 +3,7 @@
 
 use tree_sitter::{Node, TreeCursor};
 
+use super::bindings::Hint;
 use super::{text, Callee};
 
 /// The specifier of an `import_declaration`: `a.b.C`, `a.b.*`, and for
@@ -61,7 +62,8 @@ pub(super) fn after_annotations<'t>(node: Node<'t>, cursor: &mut TreeCursor<'t>)
 }
 
 /// A `method_invocation` (`m()`, `x.m()`, `a.b.m()`, `super.m()`) or an
-/// `object_creation_expression` (`new C()`, `new a.C<T>()`: the constructor `C`).
+/// `object_creation_expression` (`new C()`, `new a.C<T>()`: the constructor `C`, with
+/// qualifier `a`).
 pub(super) fn callee(node: Node) -> Option<Callee> {
     match node.kind() {
         "method_invocation" => Some(Callee {
@@ -70,16 +72,19 @@ pub(super) fn callee(node: Node) -> Option<Callee> {
         }),
         "object_creation_expression" => {
             let mut ty = node.child_by_field_name("type")?;
+            // `new Outer.Inner()`: the class `Inner` of `Outer`.
+            let mut qualifier = None;
             loop {
                 match ty.kind() {
                     "type_identifier" => {
                         return Some(Callee {
                             name: ty,
-                            qualifier: None,
+                            qualifier,
                         })
                     }
                     "generic_type" => ty = ty.named_child(0)?,
                     "scoped_type_identifier" => {
+                        qualifier = ty.named_child(0);
                         ty = last_named_child(ty)?;
                     }
                     _ => return None,
@@ -109,4 +114,27 @@ fn last_named_child(node: Node) -> Option<Node> {
     let mut cursor = node.walk();
     let last = node.named_children(&mut cursor).last();
     last
+}
+
+/// The receiver type a declared type states (`Foo`, `a.b.Foo`, `List<Foo>`), as
+/// written; `None` for `var` (the value tells).
+pub(super) fn type_hint(node: Node, source: &[u8]) -> Option<String> {
+    let mut hint = text::node_text(source, node);
+    hint.retain(|c| !c.is_whitespace());
+    (!hint.is_empty() && hint != "var" && hint.len() <= 100).then_some(hint)
+}
+
+/// The receiver type a value gives its name: `new Foo(..)` → `Foo`; another name → that
+/// name's type.
+pub(super) fn value_hint(node: Node, source: &[u8]) -> Option<Hint> {
+    match node.kind() {
+        "identifier" => Some(Hint::Name(text::node_text(source, node))),
+        "object_creation_expression" => {
+            let ty = node.child_by_field_name("type")?;
+            let mut hint = text::node_text(source, ty);
+            hint.retain(|c| !c.is_whitespace());
+            Some(Hint::Type(hint))
+        }
+        _ => None,
+    }
 }

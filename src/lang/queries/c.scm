@@ -32,3 +32,27 @@
 
 ; ---- calls ---------------------------------------------------------------
 (call_expression function: (_) @call)
+
+; ---- bindings: names bound in their scope (see extract/bindings.rs) -------
+; Parameters and local variables with their declared types (`struct vec v`,
+; `Foo *p`, `Foo x = ..`).
+; Parameters of definitions only (a prototype's names bind nothing).
+(function_definition
+  declarator: [(function_declarator parameters: (parameter_list (parameter_declaration
+                 type: (_) @local.type
+                 declarator: [(identifier) @local.name
+                              (pointer_declarator declarator: (identifier) @local.name)])))
+               (pointer_declarator declarator: (function_declarator parameters: (parameter_list (parameter_declaration
+                 type: (_) @local.type
+                 declarator: [(identifier) @local.name
+                              (pointer_declarator declarator: (identifier) @local.name)]))))])
+(declaration type: (_) @local.type declarator: (identifier) @local.name)
+(declaration
+  type: (_) @local.type
+  declarator: (init_declarator declarator: (identifier) @local.name))
+(declaration
+  type: (_) @local.type
+  declarator: (pointer_declarator declarator: (identifier) @local.name))
+(declaration
+  type: (_) @local.type
+  declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @local.name)))

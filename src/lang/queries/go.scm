@@ -37,3 +37,16 @@
 (field_declaration !name type: (_) @inherit.extends)
 (interface_type
   (type_elem . [(type_identifier) (qualified_type) (generic_type)] @inherit.extends .))
+
+; ---- bindings: names bound in their scope (see extract/bindings.rs) -------
+; Parameters and receivers with their types, `x := v`, `var x T`, range keys.
+(parameter_declaration name: (identifier) @local.name type: (_) @local.type)
+(variadic_parameter_declaration name: (identifier) @local.name)
+(short_var_declaration
+  left: (expression_list . (identifier) @local.name)
+  right: (expression_list . (_) @local.value))
+(short_var_declaration left: (expression_list (_) . (identifier) @local.name))
+(var_spec name: (identifier) @local.name type: (_) @local.type)
+(var_spec name: (identifier) @local.name !type value: (expression_list . (_) @local.value))
+(range_clause left: (expression_list (identifier) @local.name))
+(type_switch_statement alias: (expression_list (identifier) @local.name))

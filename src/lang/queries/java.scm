@@ -26,3 +26,22 @@
 (superclass (_) @inherit.extends)
 (super_interfaces (type_list (_) @inherit.implements))
 (extends_interfaces (type_list (_) @inherit.extends))
+
+; ---- bindings: names bound in their scope (see extract/bindings.rs) -------
+; Parameters, locals and fields with their declared types (`var x = new C()`
+; has the value's type); fields are visible in the methods of their class.
+(formal_parameter type: (_) @local.type name: (identifier) @local.name)
+(spread_parameter (_) @local.type (variable_declarator name: (identifier) @local.name))
+(local_variable_declaration
+  type: (_) @local.type
+  declarator: (variable_declarator name: (identifier) @local.name value: (_) @local.value))
+(local_variable_declaration
+  type: (_) @local.type
+  declarator: (variable_declarator name: (identifier) @local.name !value))
+(field_declaration
+  type: (_) @local.type
+  declarator: (variable_declarator name: (identifier) @local.name))
+(enhanced_for_statement type: (_) @local.type name: (identifier) @local.name)
+(catch_formal_parameter name: (identifier) @local.name)
+(lambda_expression parameters: (identifier) @local.name)
+(inferred_parameters (identifier) @local.name)

@@ -25,3 +25,23 @@
 
 ; ---- inheritance: `impl Trait for Type` ----------------------------------
 (impl_item trait: (_) @inherit.trait type: (_) @inherit.type)
+
+; ---- bindings: names bound in their scope (see extract/bindings.rs) -------
+; Parameters and `let` with their types or values; other patterns bind names
+; whose type is not read (they still make the name local).
+(parameter pattern: (identifier) @local.name type: (_) @local.type)
+(let_declaration pattern: (identifier) @local.name type: (_) @local.type)
+(let_declaration pattern: (identifier) @local.name !type value: (_) @local.value)
+(let_declaration pattern: (identifier) @local.name !type !value)
+(closure_parameters (identifier) @local.name)
+(closure_parameters (parameter pattern: (identifier) @local.name))
+(tuple_pattern (identifier) @local.name)
+(tuple_struct_pattern "(" (identifier) @local.name)
+(field_pattern (identifier) @local.name)
+(shorthand_field_identifier) @local.name
+(for_expression pattern: (identifier) @local.name)
+(mut_pattern (identifier) @local.name)
+(ref_pattern (identifier) @local.name)
+(captured_pattern (identifier) @local.name)
+; Fields declared in a struct: `self.engine.run()` has the field's type.
+(field_declaration name: (field_identifier) @field.name type: (_) @field.type)

@@ -1,0 +1,81 @@
+//! What the rules of the native languages (`rust.rs`, `go.rs`, `java.rs`, `c.rs`)
+//! share: their per-run caches and the reading of a definition's outcome.
+//!
+//! Owns no rule itself: each language module says how its names are looked up.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::rules::Rule;
+use super::Outcome;
+use crate::store::files::{DefKind, Definition, ModuleSpan};
+
+/// What a name or path denotes in a native language.
+#[derive(Debug, Clone)]
+pub(super) enum Item {
+    /// A module (Rust: a file module or an inline `mod`; `node` is the file node or the
+    /// `mod`'s node).
+    Module { file: i64, node: i64 },
+    /// A function, method or type of the workspace.
+    Def(Definition),
+    /// Outside the workspace (the standard library, another crate or package).
+    External,
+    /// Several definitions and no rule prefers one.
+    Ambiguous(usize),
+}
+
+/// A Rust lookup: (module node, name, value namespace).
+pub(super) type LookupKey = (i64, Box<str>, bool);
+
+/// Per-run caches of the native rules.
+#[derive(Default)]
+pub(super) struct Caches {
+    /// Rust: (module node, name, value namespace) → what the name means there.
+    pub(super) rust_lookups: HashMap<LookupKey, Option<(Item, Rule)>>,
+    /// Rust, Go, Java, C++: (type node, member name) → the member.
+    pub(super) members: HashMap<(i64, Box<str>), Option<Item>>,
+    /// Rust: file → the directory of its crate (`None`: no crate root above it).
+    pub(super) rust_crates: HashMap<i64, Option<Arc<str>>>,
+    /// Rust: file → its inline modules `(node, first line, last line)`.
+    pub(super) rust_modules: HashMap<i64, Arc<[ModuleSpan]>>,
+    /// `rust_modules` holds every file's (a bulk run loads them with one query: the
+    /// secondary indexes are dropped while a fresh build runs).
+    pub(super) rust_modules_loaded: bool,
+    /// C/C++: file → the files whose functions it sees (itself, its headers included
+    /// transitively, their companion sources), sorted.
+    pub(super) c_scopes: HashMap<i64, Arc<[i64]>>,
+}
+
+/// The outcome of calling an item found by `rule`: an edge to a workspace function,
+/// method or type (a tuple struct, a class built with `new`), `external`, `ambiguous`,
+/// or `unresolved` for anything else.
+pub(super) fn call_outcome(item: Option<Item>, rule: Rule) -> Outcome {
+    match item {
+        Some(Item::Def(d)) if d.kind.is_callable() || d.kind == DefKind::Type => {
+            Outcome::edge(d.id, rule)
+        }
+        Some(Item::External) => Outcome::status("external", 0),
+        Some(Item::Ambiguous(n)) => Outcome::status("ambiguous", n),
+        _ => Outcome::status("unresolved", 0),
+    }
+}
+
+/// One item from several candidates: the one, `Ambiguous` for more, `None` for none.
+pub(super) fn one(found: Vec<Definition>) -> Option<Item> {
+    match found.len() {
+        0 => None,
+        1 => found.into_iter().next().map(Item::Def),
+        n => Some(Item::Ambiguous(n)),
+    }
+}
+
+/// True for a receiver written as a literal (`"a"`, `'c'`, `1`, `[..]`, `{..}`): its
+/// methods are the language's own.
+pub(super) fn is_literal(q: &str) -> bool {
+    matches!(
+        q.chars().next(),
+        Some('"' | '\'' | '[' | '{' | '`' | '0'..='9')
+    ) || q.starts_with("b\"")
+        || q.starts_with("r\"")
+        || q.starts_with("r#\"")
+}
