@@ -16,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/004_import_flags.sql"),
     include_str!("../../schema/005_file_docs.sql"),
     include_str!("../../schema/006_call_resolution.sql"),
+    include_str!("../../schema/007_scip.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

@@ -72,7 +72,7 @@ impl Rule {
 }
 
 /// The confidence stored on an edge that `rule` made in a file of `family`.
-pub(super) fn confidence(family: Family, rule: Rule) -> f64 {
+pub(crate) fn confidence(family: Family, rule: Rule) -> f64 {
     match (family, rule) {
         (_, Rule::Scip) => 1.0,
         (Family::Python, Rule::Scope) => 0.97,
