@@ -301,7 +301,12 @@ fn spells(name: &str, text: &str) -> Option<bool> {
     if name.starts_with('<') {
         return None;
     }
-    Some(text == name || text.trim_start_matches('#') == name.trim_start_matches('#'))
+    let (name, text) = (name.trim_start_matches('#'), text.trim_start_matches('#'));
+    // scip-typescript numbers the properties of object literals: `value0`, `name1`.
+    let numbered = name
+        .strip_prefix(text)
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    Some(text == name || numbered)
 }
 
 /// A document whose content matches its file, ready to resolve references with.
@@ -316,6 +321,7 @@ struct Matched<'a> {
 /// Counts (checked, mismatched) occurrences of a document under an encoding.
 fn check(doc: &Document, text: &Text<'_>, enc: Encoding, symbols: &mut Symbols) -> (usize, usize) {
     let (mut checked, mut missed) = (0, 0);
+    let mut examples: Vec<String> = Vec::new();
     for o in &doc.occurrences {
         if !is_definition(o) || is_local(&o.symbol) {
             continue;
@@ -328,19 +334,27 @@ fn check(doc: &Document, text: &Text<'_>, enc: Encoding, symbols: &mut Symbols) 
             continue;
         };
         let name = parts.name.clone();
-        match text.slice(&r, enc) {
-            None => {
-                checked += 1;
+        let read = text.slice(&r, enc);
+        let ok = match read {
+            None => Some(false),
+            Some(t) => spells(&name, t),
+        };
+        if let Some(ok) = ok {
+            checked += 1;
+            if !ok {
                 missed += 1;
-            }
-            Some(t) => match spells(&name, t) {
-                None => {}
-                Some(ok) => {
-                    checked += 1;
-                    missed += usize::from(!ok);
+                if examples.len() < 3 {
+                    examples.push(format!("{name:?} at {}:{} reads {read:?}", r.line + 1, r.start));
                 }
-            },
+            }
         }
+    }
+    if missed > 0 {
+        tracing::debug!(
+            "scip: {}: {missed} of {checked} definitions do not match under {enc:?} ({})",
+            doc.relative_path,
+            examples.join("; ")
+        );
     }
     (checked, missed)
 }
@@ -373,14 +387,6 @@ fn encoding_of(doc: &Document, text: &Text<'_>, symbols: &mut Symbols) -> (Encod
             }
         }
     }
-}
-
-/// Where a global symbol is defined: its file, 1-based line and the name written there.
-#[derive(Debug, Clone)]
-struct DefSite {
-    file_id: i64,
-    line: u32,
-    name: String,
 }
 
 /// What SCIP says one reference names.
@@ -431,14 +437,29 @@ impl Nodes {
         let Some((nodes, names)) = self.by_file.get(&file_id) else {
             return Ok(None);
         };
-        let best = names
-            .get(name.trim_start_matches('#'))
-            .into_iter()
-            .flatten()
-            .map(|&i| &nodes[i])
+        let named = || {
+            names
+                .get(name.trim_start_matches('#'))
+                .into_iter()
+                .flatten()
+                .map(|&i| &nodes[i])
+        };
+        let Some(best) = named()
             .filter(|n| n.start_line <= line && line <= n.end_line)
-            .min_by_key(|n| (n.end_byte - n.start_byte, n.id));
-        Ok(best.cloned())
+            .min_by_key(|n| (n.end_byte - n.start_byte, n.id))
+        else {
+            return Ok(None);
+        };
+        // Overloads (TypeScript signatures, Python `@overload` stubs) are siblings of
+        // one name and kind; compilers name the first, the body is the largest.
+        if is_type_kind(&best.kind) {
+            return Ok(Some(best.clone()));
+        }
+        let body = named()
+            .filter(|n| n.parent_id == best.parent_id && n.kind == best.kind)
+            .max_by_key(|n| (n.end_byte - n.start_byte, n.id))
+            .unwrap_or(best);
+        Ok(Some(body.clone()))
     }
 
     fn kind_of(&self, file_id: i64, id: i64) -> Option<&str> {
@@ -516,7 +537,6 @@ pub(super) fn apply(
             let text = Text::new(&bytes);
             let (enc, checked, missed) = encoding_of(doc, &text, &mut symbols);
             if checked > 0 && missed as f64 > checked as f64 * STALE_SHARE {
-                tracing::debug!("scip: {path}: {missed} of {checked} definitions do not match");
                 seen.remove(&file.id);
                 stale.push(path);
                 continue;
@@ -561,35 +581,38 @@ pub(super) fn apply(
         })
         .collect();
 
-    // Definitions of global symbols in the documents that match.
+    // Occurrences of every matched document, and where each global symbol is defined.
+    let docs: HashMap<i64, DocOccs<'_>> = matched
+        .iter()
+        .map(|m| (m.file.id, DocOccs::new(m)))
+        .collect();
     let mut defs: HashMap<&str, DefSite> = HashMap::new();
     for m in &matched {
-        for o in &m.doc.occurrences {
-            if !is_definition(o) || is_local(&o.symbol) {
-                continue;
+        for (&line0, occs) in &docs[&m.file.id].lines {
+            for o in occs.iter().filter(|o| o.def && !is_local(o.symbol)) {
+                defs.entry(o.symbol).or_insert(DefSite {
+                    file_id: m.file.id,
+                    line0,
+                    end: o.end,
+                    name: o.text,
+                });
             }
-            let Some(r) = range_of(o) else { continue };
-            let Some(name) = m.text.slice(&r, m.enc) else {
-                continue;
-            };
-            if name.is_empty() {
-                continue;
-            }
-            defs.entry(o.symbol.as_str()).or_insert(DefSite {
-                file_id: m.file.id,
-                line: r.line as u32 + 1,
-                name: name.to_string(),
-            });
         }
     }
-
-    let mut nodes = Nodes::default();
+    let mut ctx = Context {
+        tx,
+        defs: &defs,
+        docs: &docs,
+        own_packages: &own_packages,
+        symbols,
+        nodes: Nodes::default(),
+    };
     let mut languages: HashSet<&str> = HashSet::new();
     for m in &matched {
         if let Some(l) = m.file.language.as_deref() {
             languages.insert(l);
         }
-        let resolved = apply_document(tx, m, &defs, &own_packages, &mut symbols, &mut nodes, &mut report)?;
+        let resolved = apply_document(&mut ctx, m.file.id, &mut report)?;
         let digest = m.file.digest.as_deref().unwrap_or_default();
         tx.record_scip_file(m.file.id, digest, m.tool, resolved)?;
         report.files_applied += 1;
@@ -630,86 +653,192 @@ pub(super) fn apply(
     Ok(report)
 }
 
+/// One occurrence placed in its file: byte columns and the text it covers.
+#[derive(Debug, Clone, Copy)]
+struct Occ<'a> {
+    start: usize,
+    end: usize,
+    symbol: &'a str,
+    text: &'a str,
+    def: bool,
+}
+
+/// The single-line occurrences of a matched document, by 0-based line.
+struct DocOccs<'a> {
+    file_id: i64,
+    text: &'a Text<'a>,
+    lines: HashMap<u32, Vec<Occ<'a>>>,
+    /// Local symbols' definitions: (0-based line, end byte, name).
+    locals: HashMap<&'a str, (u32, usize, &'a str)>,
+}
+
+impl<'a> DocOccs<'a> {
+    fn new(m: &'a Matched<'a>) -> DocOccs<'a> {
+        let mut lines: HashMap<u32, Vec<Occ<'a>>> = HashMap::new();
+        let mut locals = HashMap::new();
+        for o in &m.doc.occurrences {
+            let Some(r) = range_of(o) else { continue };
+            let Some(text) = m.text.slice(&r, m.enc) else {
+                continue;
+            };
+            let (Some(start), Some(end)) = (
+                m.text.byte_col(r.line, r.start, m.enc),
+                m.text.byte_col(r.line, r.end, m.enc),
+            ) else {
+                continue;
+            };
+            if text.is_empty() {
+                continue;
+            }
+            let occ = Occ {
+                start,
+                end,
+                symbol: o.symbol.as_str(),
+                text,
+                def: is_definition(o),
+            };
+            if occ.def && is_local(occ.symbol) {
+                locals
+                    .entry(occ.symbol)
+                    .or_insert((r.line as u32, end, text));
+            }
+            lines.entry(r.line as u32).or_default().push(occ);
+        }
+        DocOccs {
+            file_id: m.file.id,
+            text: &m.text,
+            lines,
+            locals,
+        }
+    }
+
+    /// The symbol a definition is bound to when its statement only renames another
+    /// name: `_Segment = Segment`, `render = console.render`, `const f = mod.g;`
+    /// (the definition ends at byte `end` of line `line0`).
+    fn alias_of(&self, line0: u32, end: usize) -> Option<&'a str> {
+        let line = *self.text.lines.get(line0 as usize)?;
+        let mut p = end;
+        let skip_ws = |mut p: usize| {
+            while p < line.len() && (line[p] == b' ' || line[p] == b'\t') {
+                p += 1;
+            }
+            p
+        };
+        p = skip_ws(p);
+        if line.get(p) == Some(&b':') {
+            // An annotation: `x: Type = value`.
+            while p < line.len() && line[p] != b'=' {
+                p += 1;
+            }
+        }
+        if line.get(p) != Some(&b'=') || matches!(line.get(p + 1), Some(b'=' | b'>')) {
+            return None;
+        }
+        p = skip_ws(p + 1);
+        let is_tail = |q: usize| {
+            let rest = &line[skip_ws(q)..];
+            rest.is_empty()
+                || rest == b";"
+                || rest == b"\r"
+                || rest.starts_with(b"#")
+                || rest.starts_with(b"//")
+                || rest.starts_with(b"; //")
+        };
+        let plain = |from: usize, to: usize| {
+            line[from..to]
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$')
+        };
+        self.lines
+            .get(&line0)?
+            .iter()
+            .filter(|o| !o.def && o.start >= p && plain(p, o.start) && is_tail(o.end))
+            .max_by_key(|o| o.end)
+            .map(|o| o.symbol)
+    }
+}
+
+/// Where a global symbol is defined: its file, 0-based line, the end of its name (byte
+/// column) and the name written there.
+#[derive(Debug, Clone, Copy)]
+struct DefSite<'a> {
+    file_id: i64,
+    line0: u32,
+    end: usize,
+    name: &'a str,
+}
+
+/// What resolving references reads: definitions, documents, nodes.
+struct Context<'c, 'a> {
+    tx: &'c IndexTx<'c>,
+    defs: &'c HashMap<&'a str, DefSite<'a>>,
+    docs: &'c HashMap<i64, DocOccs<'a>>,
+    own_packages: &'c HashSet<String>,
+    symbols: Symbols,
+    nodes: Nodes,
+}
+
 /// Resolves the references of one matched document; returns how many SCIP resolved.
 fn apply_document(
-    tx: &IndexTx<'_>,
-    m: &Matched<'_>,
-    defs: &HashMap<&str, DefSite>,
-    own_packages: &HashSet<String>,
-    symbols: &mut Symbols,
-    nodes: &mut Nodes,
+    ctx: &mut Context<'_, '_>,
+    file_id: i64,
     report: &mut ScipReport,
 ) -> Result<usize, IndexError> {
-    // Reference occurrences by (0-based line, byte column), with their text; local
-    // definitions by symbol.
-    let mut at: HashMap<(u32, usize), Vec<(&str, &str)>> = HashMap::new();
-    let mut by_line: HashMap<u32, Vec<(&str, &str)>> = HashMap::new();
-    let mut locals: HashMap<&str, (u32, &str)> = HashMap::new();
-    for o in &m.doc.occurrences {
-        let Some(r) = range_of(o) else { continue };
-        let Some(text) = m.text.slice(&r, m.enc) else {
-            continue;
-        };
-        if text.is_empty() {
-            continue;
-        }
-        let Some(col) = m.text.byte_col(r.line, r.start, m.enc) else {
-            continue;
-        };
-        if is_definition(o) {
-            if is_local(&o.symbol) {
-                locals.entry(o.symbol.as_str()).or_insert((r.line as u32 + 1, text));
-            }
-            continue;
-        }
-        at.entry((r.line as u32, col))
-            .or_default()
-            .push((o.symbol.as_str(), text));
-        by_line
-            .entry(r.line as u32)
-            .or_default()
-            .push((o.symbol.as_str(), text));
-    }
-    let file_id = m.file.id;
+    let doc = &ctx.docs[&file_id];
+    let tx = ctx.tx;
     let mut resolved = 0;
     for r in tx.scip_refs_of_file(file_id)? {
         let bare = r.name.trim_start_matches('#');
-        let spelled = |text: &&str| text.trim_start_matches('#') == bare;
-        let line0 = r.line.saturating_sub(1);
+        let spelled = |o: &&Occ<'_>| !o.def && o.text.trim_start_matches('#') == bare;
+        let line: &[Occ<'_>] = doc
+            .lines
+            .get(&r.line.saturating_sub(1))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         let candidates: Vec<&str> = if r.kind == "call" {
+            // The called name's column; a `#private` name may start one byte off.
             let col = r.col as usize;
             let mut found: Vec<&str> = Vec::new();
-            for c in [Some(col), col.checked_add(1), col.checked_sub(1)].into_iter().flatten() {
-                if let Some(list) = at.get(&(line0, c)) {
-                    found.extend(list.iter().filter(|(_, t)| spelled(t)).map(|(s, _)| *s));
-                }
+            for c in [Some(col), col.checked_add(1), col.checked_sub(1)]
+                .into_iter()
+                .flatten()
+            {
+                found.extend(
+                    line.iter()
+                        .filter(|o| o.start == c)
+                        .filter(spelled)
+                        .map(|o| o.symbol),
+                );
                 if !found.is_empty() {
                     break;
                 }
             }
             found
         } else {
-            by_line
-                .get(&line0)
-                .into_iter()
-                .flatten()
-                .filter(|(_, t)| spelled(t))
-                .map(|(s, _)| *s)
-                .collect()
+            line.iter().filter(spelled).map(|o| o.symbol).collect()
         };
         let mut verdict = Verdict::Unknown;
         for symbol in candidates {
-            let v = judge(tx, symbol, &r, m, defs, own_packages, &locals, symbols, nodes)?;
+            let v = judge(ctx, symbol, &r, doc, 0)?;
             verdict = match (verdict, v) {
-                (Verdict::Node(n), _) => Verdict::Node(n),
-                (_, Verdict::Node(n)) => Verdict::Node(n),
+                (Verdict::Node(n), _) | (_, Verdict::Node(n)) => Verdict::Node(n),
                 (Verdict::External, _) | (_, Verdict::External) => Verdict::External,
                 (Verdict::Local, _) | (_, Verdict::Local) => Verdict::Local,
                 _ => Verdict::Unknown,
             };
         }
+        // A value (variable, parameter, attribute) the rules did resolve keeps their
+        // edge: SCIP names the binding, the rules followed its value (`cls()` in a
+        // classmethod, `self.handler()` set from a method).
+        let heuristic = r.status == "resolved"
+            && !r.edges.is_empty()
+            && r.edges.iter().all(|(_, p)| p != "scip");
         let (status, dst) = match verdict {
             Verdict::Unknown => {
+                report.refs_kept += 1;
+                continue;
+            }
+            Verdict::Local if heuristic => {
                 report.refs_kept += 1;
                 continue;
             }
@@ -759,37 +888,35 @@ fn apply_document(
     Ok(resolved)
 }
 
-/// What one SCIP symbol at a reference means here.
-#[allow(clippy::too_many_arguments)]
+/// What one SCIP symbol at a reference of `doc` means here. `depth` counts the
+/// renamings followed (`_Segment = Segment`), at most 3.
 fn judge(
-    tx: &IndexTx<'_>,
+    ctx: &mut Context<'_, '_>,
     symbol: &str,
     r: &ScipRef,
-    m: &Matched<'_>,
-    defs: &HashMap<&str, DefSite>,
-    own_packages: &HashSet<String>,
-    locals: &HashMap<&str, (u32, &str)>,
-    symbols: &mut Symbols,
-    nodes: &mut Nodes,
+    doc: &DocOccs<'_>,
+    depth: u8,
 ) -> Result<Verdict, IndexError> {
     let site = if is_local(symbol) {
-        match locals.get(symbol) {
-            Some(&(line, name)) => DefSite {
-                file_id: m.file.id,
-                line,
-                name: name.to_string(),
+        match doc.locals.get(symbol) {
+            Some(&(line0, end, name)) => DefSite {
+                file_id: doc.file_id,
+                line0,
+                end,
+                name,
             },
             // A local the document never defines: a builtin the indexer left unnamed
             // (scip-python's `len`).
             None => return Ok(Verdict::External),
         }
     } else {
-        match defs.get(symbol) {
-            Some(site) => site.clone(),
+        match ctx.defs.get(symbol) {
+            Some(site) => *site,
             None => {
-                let own = symbols
+                let own = ctx
+                    .symbols
                     .get(symbol)
-                    .is_some_and(|p| own_packages.contains(&p.package));
+                    .is_some_and(|p| ctx.own_packages.contains(&p.package));
                 return Ok(if own {
                     Verdict::Unknown
                 } else {
@@ -798,9 +925,26 @@ fn judge(
             }
         }
     };
-    let Some(node) = nodes.at(tx, site.file_id, site.line, &site.name)? else {
+    let Some(node) = ctx
+        .nodes
+        .at(ctx.tx, site.file_id, site.line0 + 1, site.name)?
+    else {
         // Defined in the workspace but not as a function, method or class: a
-        // variable, parameter or attribute holding a value.
+        // variable, parameter or attribute holding a value; when it only renames
+        // another name, that name's answer.
+        let docs = ctx.docs;
+        if depth < 3 {
+            if let Some(def_doc) = docs.get(&site.file_id) {
+                if let Some(target) = def_doc.alias_of(site.line0, site.end) {
+                    if target != symbol {
+                        let v = judge(ctx, target, r, def_doc, depth + 1)?;
+                        if matches!(v, Verdict::Node(_) | Verdict::External) {
+                            return Ok(v);
+                        }
+                    }
+                }
+            }
+        }
         return Ok(Verdict::Local);
     };
     // `Foo()` / `new Foo()` answered with the constructor: the class, as the
@@ -808,7 +952,8 @@ fn judge(
     let ctor = matches!(node.name.as_str(), "__init__" | "constructor" | "__new__");
     if ctor && r.name != node.name && r.kind == "call" {
         if let Some(parent) = node.parent_id {
-            if nodes
+            if ctx
+                .nodes
                 .kind_of(site.file_id, parent)
                 .is_some_and(is_type_kind)
             {
@@ -892,6 +1037,8 @@ mod tests {
         assert_eq!(spells("run", "walk"), Some(false));
         assert_eq!(spells("<constructor>", "constructor"), Some(true));
         assert_eq!(spells("#bump", "#bump"), Some(true));
+        assert_eq!(spells("value0", "value"), Some(true));
+        assert_eq!(spells("value0", "val"), Some(false));
         assert_eq!(spells("__init__", ""), None);
     }
 
