@@ -120,9 +120,17 @@ fn typescript_index(root: &Path) -> Index {
             occ([0, 0, 0], 1, &t("`counter.ts`/")),
             occ([0, 13, 20], 1, &t("`counter.ts`/Counter#")),
             occ([1, 2, 13], 1, &t("`counter.ts`/Counter#`<constructor>`().")),
-            occ([1, 22, 23], 1, &t("`counter.ts`/Counter#`<constructor>`().(n)")),
+            occ(
+                [1, 22, 23],
+                1,
+                &t("`counter.ts`/Counter#`<constructor>`().(n)"),
+            ),
             occ([3, 2, 6], 1, &t("`counter.ts`/Counter#next().")),
-            occ([4, 16, 17], 0, &t("`counter.ts`/Counter#`<constructor>`().(n)")),
+            occ(
+                [4, 16, 17],
+                0,
+                &t("`counter.ts`/Counter#`<constructor>`().(n)"),
+            ),
         ],
     );
     let main = doc(
@@ -135,7 +143,11 @@ fn typescript_index(root: &Path) -> Index {
             occ([2, 22, 26], 1, &t("`main.ts`/start().(make)")),
             occ([2, 34, 41], 0, &t("`counter.ts`/Counter#")),
             occ([3, 8, 9], 1, "local 2"),
-            occ([3, 16, 23], 0, &t("`counter.ts`/Counter#`<constructor>`().")),
+            occ(
+                [3, 16, 23],
+                0,
+                &t("`counter.ts`/Counter#`<constructor>`()."),
+            ),
             occ([4, 9, 10], 0, "local 2"),
             occ([4, 11, 15], 0, &t("`counter.ts`/Counter#next().")),
             occ([4, 20, 24], 0, &t("`main.ts`/start().(make)")),
@@ -346,7 +358,11 @@ fn an_unusable_scip_file_fails_the_run_and_leaves_the_database() {
     let (dir, root, db, _py, _ts) = setup();
     common::index_json(&root, &db, &[]);
     let before = edges(&root, &db);
-    let generation = sql(&root, &db, "SELECT value FROM meta WHERE key = 'generation'");
+    let generation = sql(
+        &root,
+        &db,
+        "SELECT value FROM meta WHERE key = 'generation'",
+    );
 
     let garbage = dir.path().join("garbage.scip");
     std::fs::write(&garbage, b"\xff\xff\xff\xff not protobuf at all").unwrap();
@@ -368,7 +384,11 @@ fn an_unusable_scip_file_fails_the_run_and_leaves_the_database() {
     }
     assert_eq!(edges(&root, &db), before);
     assert_eq!(
-        sql(&root, &db, "SELECT value FROM meta WHERE key = 'generation'"),
+        sql(
+            &root,
+            &db,
+            "SELECT value FROM meta WHERE key = 'generation'"
+        ),
         generation
     );
     assert_eq!(
@@ -431,7 +451,10 @@ fn a_later_run_without_scip_keeps_what_did_not_change() {
         &db,
         "SELECT f.path FROM scip_files s JOIN files f ON f.id = s.file_id ORDER BY f.path",
     );
-    let covered: Vec<&str> = covered.iter().map(|v| v["path"].as_str().unwrap()).collect();
+    let covered: Vec<&str> = covered
+        .iter()
+        .map(|v| v["path"].as_str().unwrap())
+        .collect();
     assert_eq!(covered, ["app.py", "web/counter.ts", "web/main.ts"]);
 
     // The old SCIP index again: shapes.py no longer matches it, the rest does; a

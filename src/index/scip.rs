@@ -13,8 +13,11 @@
 //! keeps its heuristic outcome.
 //!
 //! It must not guess: a document is used only when the text at its definitions still
-//! reads as their names (else it is skipped, named in a warning), and each reference
-//! only when the SCIP occurrence at its position spells its name. It adds no nodes and
+//! reads as their names (at most [`STALE_SHARE`] of them may not; a document that
+//! carries its text must equal the file; else it is skipped, named in a warning), each
+//! definition only when it spells its name, and each reference only when the SCIP
+//! occurrence at its position spells the called name. A renaming assignment
+//! (`_Segment = Segment`, `render = console.render`) is followed to what it renames. It adds no nodes and
 //! no references; it runs after the heuristic resolution of the run, inside the run's
 //! transaction.
 //!
@@ -344,7 +347,11 @@ fn check(doc: &Document, text: &Text<'_>, enc: Encoding, symbols: &mut Symbols) 
             if !ok {
                 missed += 1;
                 if examples.len() < 3 {
-                    examples.push(format!("{name:?} at {}:{} reads {read:?}", r.line + 1, r.start));
+                    examples.push(format!(
+                        "{name:?} at {}:{} reads {read:?}",
+                        r.line + 1,
+                        r.start
+                    ));
                 }
             }
         }
@@ -464,10 +471,7 @@ impl Nodes {
 
     fn kind_of(&self, file_id: i64, id: i64) -> Option<&str> {
         let (nodes, _) = self.by_file.get(&file_id)?;
-        nodes
-            .iter()
-            .find(|n| n.id == id)
-            .map(|n| n.kind.as_str())
+        nodes.iter().find(|n| n.id == id).map(|n| n.kind.as_str())
     }
 }
 
@@ -534,9 +538,11 @@ pub(super) fn apply(
                     continue;
                 }
             };
+            // A document that carries its text is compared whole.
+            let changed_text = !doc.text.is_empty() && doc.text.as_bytes() != bytes.as_slice();
             let text = Text::new(&bytes);
             let (enc, checked, missed) = encoding_of(doc, &text, &mut symbols);
-            if checked > 0 && missed as f64 > checked as f64 * STALE_SHARE {
+            if changed_text || (checked > 0 && missed as f64 > checked as f64 * STALE_SHARE) {
                 seen.remove(&file.id);
                 stale.push(path);
                 continue;
@@ -590,6 +596,12 @@ pub(super) fn apply(
     for m in &matched {
         for (&line0, occs) in &docs[&m.file.id].lines {
             for o in occs.iter().filter(|o| o.def && !is_local(o.symbol)) {
+                // A definition whose text no longer spells its name (an edit within a
+                // document that still matches as a whole) is not used.
+                let name = symbols.get(o.symbol).map(|p| p.name.as_str());
+                if name.and_then(|n| spells(n, o.text)) == Some(false) {
+                    continue;
+                }
                 defs.entry(o.symbol).or_insert(DefSite {
                     file_id: m.file.id,
                     line0,
@@ -982,7 +994,11 @@ fn prefix_of(input: &ScipInput, root: &Path) -> String {
 
 /// `a, b, c and 12 more`.
 fn name_some<S: AsRef<str>>(paths: &[S]) -> String {
-    let named: Vec<&str> = paths.iter().take(NAMED_IN_WARNING).map(AsRef::as_ref).collect();
+    let named: Vec<&str> = paths
+        .iter()
+        .take(NAMED_IN_WARNING)
+        .map(AsRef::as_ref)
+        .collect();
     let more = paths.len().saturating_sub(NAMED_IN_WARNING);
     let mut s = named.join(", ");
     if more > 0 {
@@ -1040,6 +1056,50 @@ mod tests {
         assert_eq!(spells("value0", "value"), Some(true));
         assert_eq!(spells("value0", "val"), Some(false));
         assert_eq!(spells("__init__", ""), None);
+    }
+
+    #[test]
+    fn renaming_assignments_are_followed() {
+        let src = "seg = Segment\nr: Fn = console.render  # alias\nn = f(x)\nm = a.b.c + 1\n";
+        let occ = |range: [i32; 3], roles: i32, symbol: &str| scip::types::Occurrence {
+            range: range.to_vec(),
+            symbol: symbol.into(),
+            symbol_roles: roles,
+            ..Default::default()
+        };
+        let doc = Document {
+            occurrences: vec![
+                occ([0, 0, 3], 1, "local 0"),
+                occ([0, 6, 13], 8, "p/Segment#"),
+                occ([1, 0, 1], 1, "local 1"),
+                occ([1, 10, 17], 8, "local 9"),
+                occ([1, 18, 24], 8, "p/Console#render()."),
+                occ([2, 0, 1], 1, "local 2"),
+                occ([2, 4, 5], 8, "p/f()."),
+                occ([3, 0, 1], 1, "local 3"),
+                occ([3, 8, 9], 8, "p/c."),
+            ],
+            ..Default::default()
+        };
+        let file = ScipFile {
+            id: 1,
+            path: "a.py".into(),
+            language: Some("python".into()),
+            digest: None,
+        };
+        let m = Matched {
+            file: &file,
+            tool: "",
+            doc: &doc,
+            text: Text::new(src.as_bytes()),
+            enc: Encoding::Utf16,
+        };
+        let occs = DocOccs::new(&m);
+        assert_eq!(occs.alias_of(0, 3), Some("p/Segment#"));
+        assert_eq!(occs.alias_of(1, 1), Some("p/Console#render()."));
+        // A call or an expression is a value, not a renaming.
+        assert_eq!(occs.alias_of(2, 1), None);
+        assert_eq!(occs.alias_of(3, 1), None);
     }
 
     #[test]
