@@ -225,14 +225,14 @@ fn range_of(o: &scip::types::Occurrence) -> Option<Range> {
             end_line: r.end_line,
             end: r.end_character,
         }),
-        _ => match o.range.as_slice() {
-            &[line, start, end] => Some(Range {
+        _ => match *o.range.as_slice() {
+            [line, start, end] => Some(Range {
                 line,
                 start,
                 end_line: line,
                 end,
             }),
-            &[line, start, end_line, end] => Some(Range {
+            [line, start, end_line, end] => Some(Range {
                 line,
                 start,
                 end_line,
@@ -410,15 +410,18 @@ enum Verdict {
     Unknown,
 }
 
+/// The symbol nodes of one file, and their positions in it by name (`#` dropped).
+type FileNodes = (Vec<ScipNode>, HashMap<String, Vec<usize>>);
+
 /// The nodes of the files looked at, by file and name.
 #[derive(Default)]
 struct Nodes {
-    by_file: HashMap<i64, (Vec<ScipNode>, HashMap<String, Vec<usize>>)>,
+    by_file: HashMap<i64, FileNodes>,
 }
 
 impl Nodes {
     fn load(&mut self, tx: &IndexTx<'_>, file_id: i64) -> Result<(), IndexError> {
-        if !self.by_file.contains_key(&file_id) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.by_file.entry(file_id) {
             let nodes = tx.scip_nodes_of_file(file_id)?;
             let mut names: HashMap<String, Vec<usize>> = HashMap::new();
             for (i, n) in nodes.iter().enumerate() {
@@ -427,7 +430,7 @@ impl Nodes {
                     .or_default()
                     .push(i);
             }
-            self.by_file.insert(file_id, (nodes, names));
+            slot.insert((nodes, names));
         }
         Ok(())
     }
