@@ -108,7 +108,25 @@ fn python_index(root: &Path) -> Index {
             occ([14, 32, 36], 8, &p("shapes/Square#side.")),
         ],
     );
-    index("scip-python", root, vec![app, shapes])
+    let factory = doc(
+        "factory.py",
+        vec![
+            occ([0, 0, 0], 1, &p("factory/__init__:")),
+            occ([0, 5, 11], 8, &p("shapes/__init__:")),
+            occ([0, 19, 25], 8, &p("shapes/Square#")),
+            occ([2, 0, 10], 1, &p("factory/MakeSquare.")),
+            occ([2, 13, 19], 8, &p("shapes/Square#")),
+            occ([5, 6, 10], 1, &p("factory/Unit#")),
+            occ([5, 11, 17], 8, &p("shapes/Square#")),
+            occ([6, 5, 16], 8, &format!("{STD}builtins/classmethod#")),
+            occ([7, 8, 12], 1, &p("factory/Unit#make().")),
+            occ([7, 13, 16], 1, &p("factory/Unit#make().(cls)")),
+            occ([8, 15, 18], 8, &p("factory/Unit#make().(cls)")),
+            occ([11, 4, 9], 1, &p("factory/build().")),
+            occ([12, 11, 21], 8, &p("factory/MakeSquare.")),
+        ],
+    );
+    index("scip-python", root, vec![app, factory, shapes])
 }
 
 /// What scip-typescript wrote for `web/` (run in `web/`, so paths are relative to it).
@@ -248,6 +266,9 @@ const PRECISE: &[&str] = &[
     "app.py:5 total -calls-> Square::area (scip)",
     "app.py:9 main -calls-> Square (scip)",
     "app.py:10 main -calls-> total (scip)",
+    "factory.py:6 Unit -inherits-> Square (scip)",
+    "factory.py:9 Unit::make -calls-> Unit (self)",
+    "factory.py:13 build -calls-> Square (scip)",
     "shapes.py:9 Square -inherits-> Shape (scip)",
     "shapes.py:11 Square::__init__ -calls-> Shape::__init__ (scip)",
     "web/main.ts:4 start -calls-> Counter (scip)",
@@ -266,6 +287,10 @@ fn scip_edges_replace_the_heuristic_ones() {
         "{heuristic:#?}"
     );
     assert!(
+        !heuristic.iter().any(|e| e.starts_with("factory.py:13 ")),
+        "MakeSquare(3) calls a renamed class the rules cannot follow: {heuristic:#?}"
+    );
+    assert!(
         !heuristic.iter().any(|e| e.starts_with("app.py:5 ")),
         "item.area() has a receiver the rules cannot type: {heuristic:#?}"
     );
@@ -273,11 +298,15 @@ fn scip_edges_replace_the_heuristic_ones() {
     let report = ok_json(&index_scip(&root, &db, &[&py, &ts]));
     let s = &report["scip"];
     assert_eq!(s["indexes"], 2, "{report}");
-    assert_eq!(s["documents"], 4, "{report}");
-    assert_eq!(s["filesApplied"], 4, "{report}");
+    assert_eq!(s["documents"], 5, "{report}");
+    assert_eq!(s["filesApplied"], 5, "{report}");
     assert_eq!(s["filesStale"], 0, "{report}");
     assert_eq!(s["filesUncovered"], 0, "{report}");
-    assert_eq!(s["refsResolved"], 8, "{report}");
+    assert_eq!(s["refsResolved"], 10, "{report}");
+    assert_eq!(
+        s["refsKept"], 1,
+        "cls(1): SCIP names a parameter, the rule its value: {report}"
+    );
     assert_eq!(s["refsExternal"], 3, "sum(), len(), super(): {report}");
     assert_eq!(s["refsLocal"], 1, "make(): a parameter: {report}");
     assert_eq!(report["changed"], true, "{report}");
@@ -305,7 +334,7 @@ fn scip_edges_replace_the_heuristic_ones() {
         &db,
         "SELECT f.path, s.tool, s.refs FROM scip_files s JOIN files f ON f.id = s.file_id ORDER BY f.path",
     );
-    assert_eq!(covered.len(), 4, "{covered:?}");
+    assert_eq!(covered.len(), 5, "{covered:?}");
     assert_eq!(covered[0]["tool"], "scip-python test");
 
     // The same SCIP files again on an unchanged tree: nothing moves.
@@ -336,7 +365,7 @@ fn a_stale_document_is_skipped_with_a_warning() {
         "{stderr}"
     );
     assert_eq!(report["scip"]["filesStale"], 1, "{report}");
-    assert_eq!(report["scip"]["filesApplied"], 3, "{report}");
+    assert_eq!(report["scip"]["filesApplied"], 4, "{report}");
 
     let all = edges(&root, &db);
     // app.py keeps the heuristic edges (one line lower now); shapes.py and web/ are precise.
@@ -428,7 +457,9 @@ fn a_later_run_without_scip_keeps_what_did_not_change() {
         "{stderr}"
     );
     let dropped = report["scipEdgesDropped"].as_i64().unwrap();
-    assert_eq!(dropped, 4, "{report}");
+    // shapes.py's own two (the base and super().__init__) and the four into its
+    // symbols: item.area(), Square(2), factory.py's base and MakeSquare(3).
+    assert_eq!(dropped, 6, "{report}");
     let all = edges(&root, &db);
     // Unchanged: app.py's call of its own `total`, and all of web/.
     for kept in [
@@ -455,7 +486,10 @@ fn a_later_run_without_scip_keeps_what_did_not_change() {
         .iter()
         .map(|v| v["path"].as_str().unwrap())
         .collect();
-    assert_eq!(covered, ["app.py", "web/counter.ts", "web/main.ts"]);
+    assert_eq!(
+        covered,
+        ["app.py", "factory.py", "web/counter.ts", "web/main.ts"]
+    );
 
     // The old SCIP index again: shapes.py no longer matches it, the rest does; a
     // reference into the stale document keeps its heuristic outcome.
