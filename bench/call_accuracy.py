@@ -177,6 +177,7 @@ class Project:
     node_depth: int = 0  # TypeScript: maxNodeModuleJsDepth
     cost: int = 1  # relative run time: the costliest start first, so --jobs overlap well
     default: bool = True
+    scip_partial: bool = False  # --scip: the indexer failed part way; its output is partial
 
     @property
     def langs(self) -> tuple[str, ...]:
@@ -315,7 +316,16 @@ def run_scip_indexer(project: "Project", root: str, out: str, bins: str) -> floa
             cmd.append("--infer-tsconfig")
     progress(f"{project.name}: {' '.join(os.path.basename(c) if i == 0 else c for i, c in enumerate(cmd))}")
     try:
-        run(cmd, cwd=root)
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+        if p.returncode != 0:
+            if not os.path.exists(out):
+                die(f"{' '.join(cmd)} failed ({p.returncode}): {(p.stderr or p.stdout).strip()[-1500:]}")
+            # scip-python can crash part way (a pyright internal error on Django) after
+            # writing the documents it finished: a partial index, used where it covers.
+            last = [l for l in (p.stderr or p.stdout).strip().splitlines() if l.strip()][-1:] or ["?"]
+            progress(f"{project.name}: the SCIP indexer failed ({p.returncode}: {short(last[0], 120)}) "
+                     f"but wrote {out}: used as a partial index")
+            project.scip_partial = True
     finally:
         if "--infer-tsconfig" in cmd:
             # It writes the tsconfig.json it infers into the tree: gone again, so the
@@ -1032,7 +1042,8 @@ def report(project: Project, r: dict, args) -> list[str]:
              f"edges.provenance {'present' if r['has_provenance'] else 'absent (rule = confidence value)'}")
     if r.get("scip"):
         sc = r["scip"]
-        L.append(f"scip: indexer {r['scip_seconds']:.1f}s; {sc['filesApplied']} files resolved from {sc['documents']} "
+        partial = " (failed part way: a partial index)" if project.scip_partial else ""
+        L.append(f"scip: indexer {r['scip_seconds']:.1f}s{partial}; {sc['filesApplied']} files resolved from {sc['documents']} "
                  f"documents ({sc['filesStale']} stale, {sc['filesNotIndexed']} not indexed, {sc['filesUncovered']} "
                  f"files uncovered); references: {sc['refsResolved']} scip edges, {sc['refsExternal']} external, "
                  f"{sc['refsLocal']} values (variable, parameter, attribute), {sc['refsKept']} kept heuristic")
