@@ -314,6 +314,20 @@ fn spells(name: &str, text: &str) -> Option<bool> {
     Some(text == name || numbered)
 }
 
+/// Does a reference occurrence's text spell its symbol's name? A local symbol has no
+/// name to check; a constructor (`<constructor>`, `__init__`, `__new__`) is written as
+/// its class's name.
+fn consistent(symbols: &mut Symbols, symbol: &str, text: &str) -> bool {
+    if is_local(symbol) {
+        return true;
+    }
+    match symbols.get(symbol) {
+        None => true,
+        Some(p) if matches!(p.name.as_str(), "<constructor>" | "__init__" | "__new__") => true,
+        Some(p) => spells(&p.name, text) != Some(false),
+    }
+}
+
 /// A document whose content matches its file, ready to resolve references with.
 struct Matched<'a> {
     file: &'a ScipFile,
@@ -732,7 +746,7 @@ impl<'a> DocOccs<'a> {
     /// The symbol a definition is bound to when its statement only renames another
     /// name: `_Segment = Segment`, `render = console.render`, `const f = mod.g;`
     /// (the definition ends at byte `end` of line `line0`).
-    fn alias_of(&self, line0: u32, end: usize) -> Option<&'a str> {
+    fn alias_of(&self, line0: u32, end: usize) -> Option<Occ<'a>> {
         let line = *self.text.lines.get(line0 as usize)?;
         let mut p = end;
         let skip_ws = |mut p: usize| {
@@ -771,7 +785,7 @@ impl<'a> DocOccs<'a> {
             .iter()
             .filter(|o| !o.def && o.start >= p && plain(p, o.start) && is_tail(o.end))
             .max_by_key(|o| o.end)
-            .map(|o| o.symbol)
+            .copied()
     }
 }
 
@@ -812,28 +826,31 @@ fn apply_document(
             .get(&r.line.saturating_sub(1))
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let candidates: Vec<&str> = if r.kind == "call" {
+        let candidates: Vec<&Occ<'_>> = if r.kind == "call" {
             // The called name's column; a `#private` name may start one byte off.
             let col = r.col as usize;
-            let mut found: Vec<&str> = Vec::new();
+            let mut found: Vec<&Occ<'_>> = Vec::new();
             for c in [Some(col), col.checked_add(1), col.checked_sub(1)]
                 .into_iter()
                 .flatten()
             {
-                found.extend(
-                    line.iter()
-                        .filter(|o| o.start == c)
-                        .filter(spelled)
-                        .map(|o| o.symbol),
-                );
+                found.extend(line.iter().filter(|o| o.start == c).filter(spelled));
                 if !found.is_empty() {
                     break;
                 }
             }
             found
         } else {
-            line.iter().filter(spelled).map(|o| o.symbol).collect()
+            line.iter().filter(spelled).collect()
         };
+        // An occurrence whose text does not spell its own symbol's name is not
+        // trusted: scip-python 0.6.6 names `DateTimeField#` at Django's
+        // `models.IntegerField()` (a renaming import is left to the rules too).
+        let candidates: Vec<&str> = candidates
+            .into_iter()
+            .filter(|o| consistent(&mut ctx.symbols, o.symbol, o.text))
+            .map(|o| o.symbol)
+            .collect();
         let mut verdict = Verdict::Unknown;
         for symbol in candidates {
             let v = judge(ctx, symbol, &r, doc, 0)?;
@@ -953,7 +970,8 @@ fn judge(
         if depth < 3 {
             if let Some(def_doc) = docs.get(&site.file_id) {
                 if let Some(target) = def_doc.alias_of(site.line0, site.end) {
-                    if target != symbol {
+                    let (target, text) = (target.symbol, target.text);
+                    if target != symbol && consistent(&mut ctx.symbols, target, text) {
                         let v = judge(ctx, target, r, def_doc, depth + 1)?;
                         if matches!(v, Verdict::Node(_) | Verdict::External) {
                             return Ok(v);
@@ -1100,11 +1118,12 @@ mod tests {
             enc: Encoding::Utf16,
         };
         let occs = DocOccs::new(&m);
-        assert_eq!(occs.alias_of(0, 3), Some("p/Segment#"));
-        assert_eq!(occs.alias_of(1, 1), Some("p/Console#render()."));
+        let alias = |line, end| occs.alias_of(line, end).map(|o| o.symbol);
+        assert_eq!(alias(0, 3), Some("p/Segment#"));
+        assert_eq!(alias(1, 1), Some("p/Console#render()."));
         // A call or an expression is a value, not a renaming.
-        assert_eq!(occs.alias_of(2, 1), None);
-        assert_eq!(occs.alias_of(3, 1), None);
+        assert_eq!(alias(2, 1), None);
+        assert_eq!(alias(3, 1), None);
     }
 
     #[test]
