@@ -316,15 +316,17 @@ fn spells(name: &str, text: &str) -> Option<bool> {
 
 /// Does a reference occurrence's text spell its symbol's name? A local symbol has no
 /// name to check; a constructor (`<constructor>`, `__init__`, `__new__`) is written as
-/// its class's name.
-fn consistent(symbols: &mut Symbols, symbol: &str, text: &str) -> bool {
+/// its class's name; a name a renaming import binds (`import { zip as zipStatic }`,
+/// `from m import Segment as _Segment`) is accepted where the document shows that
+/// import.
+fn consistent(symbols: &mut Symbols, doc: &DocOccs<'_>, symbol: &str, text: &str) -> bool {
     if is_local(symbol) {
         return true;
     }
     match symbols.get(symbol) {
         None => true,
         Some(p) if matches!(p.name.as_str(), "<constructor>" | "__init__" | "__new__") => true,
-        Some(p) => spells(&p.name, text) != Some(false),
+        Some(p) => spells(&p.name, text) != Some(false) || doc.renames(symbol, text),
     }
 }
 
@@ -477,13 +479,13 @@ impl Nodes {
             return Ok(None);
         };
         // Overloads (TypeScript signatures, Python `@overload` stubs) are siblings of
-        // one name and kind; compilers name the first, the body is the largest.
+        // one name and kind; compilers name the first, the body comes last.
         if is_type_kind(&best.kind) {
             return Ok(Some(best.clone()));
         }
         let body = named()
             .filter(|n| n.parent_id == best.parent_id && n.kind == best.kind)
-            .max_by_key(|n| (n.end_byte - n.start_byte, n.id))
+            .max_by_key(|n| (n.start_byte, n.id))
             .unwrap_or(best);
         Ok(Some(body.clone()))
     }
@@ -743,6 +745,28 @@ impl<'a> DocOccs<'a> {
         }
     }
 
+    /// Does the document import `symbol` under the name `local` (`name as local`)?
+    fn renames(&self, symbol: &str, local: &str) -> bool {
+        self.lines.iter().any(|(&line0, occs)| {
+            let Some(line) = self.text.lines.get(line0 as usize) else {
+                return false;
+            };
+            occs.iter().filter(|o| o.symbol == symbol).any(|o| {
+                let rest = line.get(o.end..).unwrap_or_default();
+                let rest = rest.trim_ascii_start();
+                let Some(rest) = rest.strip_prefix(b"as") else {
+                    return false;
+                };
+                let trimmed = rest.trim_ascii_start();
+                trimmed.len() < rest.len()
+                    && trimmed.starts_with(local.as_bytes())
+                    && !trimmed
+                        .get(local.len())
+                        .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+            })
+        })
+    }
+
     /// The symbol a definition is bound to when its statement only renames another
     /// name: `_Segment = Segment`, `render = console.render`, `const f = mod.g;`
     /// (the definition ends at byte `end` of line `line0`).
@@ -843,12 +867,12 @@ fn apply_document(
         } else {
             line.iter().filter(spelled).collect()
         };
-        // An occurrence whose text does not spell its own symbol's name is not
-        // trusted: scip-python 0.6.6 names `DateTimeField#` at Django's
-        // `models.IntegerField()` (a renaming import is left to the rules too).
+        // An occurrence whose text does not spell its own symbol's name (nor a name
+        // the document's imports bind it to) is not trusted: scip-python 0.6.6 names
+        // `DateTimeField#` at Django's `models.IntegerField()`.
         let candidates: Vec<&str> = candidates
             .into_iter()
-            .filter(|o| consistent(&mut ctx.symbols, o.symbol, o.text))
+            .filter(|o| consistent(&mut ctx.symbols, doc, o.symbol, o.text))
             .map(|o| o.symbol)
             .collect();
         let mut verdict = Verdict::Unknown;
@@ -971,7 +995,7 @@ fn judge(
             if let Some(def_doc) = docs.get(&site.file_id) {
                 if let Some(target) = def_doc.alias_of(site.line0, site.end) {
                     let (target, text) = (target.symbol, target.text);
-                    if target != symbol && consistent(&mut ctx.symbols, target, text) {
+                    if target != symbol && consistent(&mut ctx.symbols, def_doc, target, text) {
                         let v = judge(ctx, target, r, def_doc, depth + 1)?;
                         if matches!(v, Verdict::Node(_) | Verdict::External) {
                             return Ok(v);
@@ -1083,7 +1107,7 @@ mod tests {
 
     #[test]
     fn renaming_assignments_are_followed() {
-        let src = "seg = Segment\nr: Fn = console.render  # alias\nn = f(x)\nm = a.b.c + 1\n";
+        let src = "seg = Segment\nr: Fn = console.render  # alias\nn = f(x)\nm = a.b.c + 1\nfrom m import Segment as Seg\n";
         let occ = |range: [i32; 3], roles: i32, symbol: &str| scip::types::Occurrence {
             range: range.to_vec(),
             symbol: symbol.into(),
@@ -1101,6 +1125,7 @@ mod tests {
                 occ([2, 4, 5], 8, "p/f()."),
                 occ([3, 0, 1], 1, "local 3"),
                 occ([3, 8, 9], 8, "p/c."),
+                occ([4, 14, 21], 8, "p/Segment#"),
             ],
             ..Default::default()
         };
@@ -1124,6 +1149,10 @@ mod tests {
         // A call or an expression is a value, not a renaming.
         assert_eq!(alias(2, 1), None);
         assert_eq!(alias(3, 1), None);
+        // `Seg` is a name the import binds to `Segment`; `Se` is not.
+        assert!(occs.renames("p/Segment#", "Seg"));
+        assert!(!occs.renames("p/Segment#", "Se"));
+        assert!(!occs.renames("p/c.", "Seg"));
     }
 
     #[test]
