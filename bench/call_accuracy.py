@@ -106,6 +106,15 @@ and npm registries the first time):
     python3 bench/call_accuracy.py [--bin PATH] [--project NAME ...] [--samples 300]
         [--seed 1] [--min-confidence 0.9] [--cache DIR] [--jobs 2] [--json FILE]
 
+--scip: precise mode. Before indexing, the project's SCIP indexer runs over the copy
+(SCIP_PYTHON_REQUIREMENT / SCIP_TS_REQUIREMENT, installed from npm into --cache:
+`scip-python index . --project-name NAME --project-version VERSION`, `scip-typescript
+index` with `--infer-tsconfig` when the tree has no tsconfig.json), and the index is built
+with `index --full --scip FILE`. Precision then samples only edges with provenance `scip`
+(whatever --min-confidence says), recall is reported for any edge and for `scip` edges
+alone, and what the SCIP pass did (files applied, stale, uncovered; references resolved,
+external, kept heuristic) is printed per project.
+
 --samples: edges sampled for precision and call sites for recall, per project.
 --jobs: projects measured at once (each runs the indexer and one analyser process).
 A default run (six projects, 300 + 300 samples each) takes about 8 minutes on 2 cores,
@@ -144,6 +153,8 @@ from benchlib import REPO, constellation_bin, die  # noqa: E402
 
 JEDI_REQUIREMENT = "jedi==0.20.1"
 TS_REQUIREMENT = "typescript@5.9.3"
+SCIP_PYTHON_REQUIREMENT = "@sourcegraph/scip-python@0.6.6"
+SCIP_TS_REQUIREMENT = "@sourcegraph/scip-typescript@0.4.0"
 BENCH = os.path.dirname(os.path.abspath(__file__))
 TS_HELPER = os.path.join(BENCH, "ts_calls.mjs")
 
@@ -166,6 +177,7 @@ class Project:
     node_depth: int = 0  # TypeScript: maxNodeModuleJsDepth
     cost: int = 1  # relative run time: the costliest start first, so --jobs overlap well
     default: bool = True
+    scip_partial: bool = False  # --scip: the indexer failed part way; its output is partial
 
     @property
     def langs(self) -> tuple[str, ...]:
@@ -266,6 +278,64 @@ def install_tools(cache: str) -> tuple[str, str]:
             f.write('{"private": true}\n')
         run(["npm", "install", "--no-audit", "--no-fund", "--silent", "--prefix", node, TS_REQUIREMENT])
     return py, ts_dir
+
+
+def install_scip(cache: str) -> str:
+    """scip-python and scip-typescript under CACHE/tools/scip (npm --prefix), installed
+    unless the pinned versions are there; returns the directory of their executables."""
+    prefix = os.path.join(cache, "tools", "scip")
+    bins = os.path.join(prefix, "node_modules", ".bin")
+    want = {r.rsplit("@", 1)[0]: r.rsplit("@", 1)[1] for r in (SCIP_PYTHON_REQUIREMENT, SCIP_TS_REQUIREMENT)}
+    have = {}
+    for name in want:
+        pkg = os.path.join(prefix, "node_modules", name, "package.json")
+        have[name] = json.load(open(pkg)).get("version", "") if os.path.exists(pkg) else ""
+    if have != want:
+        if not shutil.which("npm"):
+            die("npm not found (needed to install the SCIP indexers)")
+        progress(f"installing {SCIP_PYTHON_REQUIREMENT} and {SCIP_TS_REQUIREMENT} into {prefix}")
+        os.makedirs(prefix, exist_ok=True)
+        with open(os.path.join(prefix, "package.json"), "w") as f:
+            f.write('{"private": true}\n')
+        run(["npm", "install", "--no-audit", "--no-fund", "--silent", "--prefix", prefix,
+             SCIP_PYTHON_REQUIREMENT, SCIP_TS_REQUIREMENT])
+    return bins
+
+
+def run_scip_indexer(project: "Project", root: str, out: str, bins: str) -> float:
+    """Runs the project's SCIP indexer over root, writing out; returns the wall time."""
+    if os.path.exists(out):
+        os.remove(out)
+    started = time.monotonic()
+    if project.family == "python":
+        cmd = [os.path.join(bins, "scip-python"), "index", ".", "--project-name", project.package,
+               "--project-version", project.version or "0", "--output", out]
+    else:
+        cmd = [os.path.join(bins, "scip-typescript"), "index", "--output", out]
+        if not os.path.exists(os.path.join(root, "tsconfig.json")):
+            cmd.append("--infer-tsconfig")
+    progress(f"{project.name}: {' '.join(os.path.basename(c) if i == 0 else c for i, c in enumerate(cmd))}")
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+        if p.returncode != 0:
+            if not os.path.exists(out):
+                die(f"{' '.join(cmd)} failed ({p.returncode}): {(p.stderr or p.stdout).strip()[-1500:]}")
+            # scip-python can crash part way (a pyright internal error on Django) after
+            # writing the documents it finished: a partial index, used where it covers.
+            last = [l for l in (p.stderr or p.stdout).strip().splitlines() if l.strip()][-1:] or ["?"]
+            progress(f"{project.name}: the SCIP indexer failed ({p.returncode}: {short(last[0], 120)}) "
+                     f"but wrote {out}: used as a partial index")
+            project.scip_partial = True
+    finally:
+        if "--infer-tsconfig" in cmd:
+            # It writes the tsconfig.json it infers into the tree: gone again, so the
+            # tree the index and the TypeScript checker see is the package's own.
+            inferred = os.path.join(root, "tsconfig.json")
+            if os.path.exists(inferred):
+                os.remove(inferred)
+    if not os.path.exists(out):
+        die(f"{' '.join(cmd)} wrote no {out}")
+    return time.monotonic() - started
 
 
 def unpack(tarball: str, dest: str, top: str | None, drop: tuple[str, ...]) -> None:
@@ -426,14 +496,18 @@ class Index:
         return f"{n.qname} ({self.files[n.file_id][0]}:{n.start_line})"
 
 
-def index_project(exe: str, root: str, db: str) -> float:
-    """A fresh `index --full` of root into db (outside the tree); returns the wall time."""
+def index_project(exe: str, root: str, db: str, scip: str | None = None) -> tuple[float, dict]:
+    """A fresh `index --full` of root into db (outside the tree), with `--scip FILE` when
+    given; returns the wall time and the run's `--json` report."""
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
     started = time.monotonic()
-    run([exe, "index", root, "--db", db, "--full", "-q"])
-    return time.monotonic() - started
+    cmd = [exe, "index", root, "--db", db, "--full", "-q", "--json"]
+    if scip:
+        cmd += ["--scip", scip]
+    out = run(cmd).stdout
+    return time.monotonic() - started, json.loads(out)
 
 
 # ---- analysers -------------------------------------------------------------------------
@@ -726,7 +800,10 @@ def no_answer_reason(defs: list[Def], error: str | None) -> str:
 def measure_precision(project: Project, index: Index, mapper: Mapper, worker: Worker,
                       sources: Sources, args) -> dict:
     """Samples trusted call edges and asks the analyser about each one's call site."""
-    pool = [e for e in index.edges if e.confidence >= args.min_confidence - 1e-9]
+    if args.scip:
+        pool = [e for e in index.edges if e.provenance == "scip"]
+    else:
+        pool = [e for e in index.edges if e.confidence >= args.min_confidence - 1e-9]
     rng = random.Random(f"{args.seed}:{project.name}:edges")
     sample = rng.sample(pool, min(args.samples, len(pool)))
     stored: dict[str, list[float]] = defaultdict(list)
@@ -844,6 +921,7 @@ def measure_recall(project: Project, index: Index, mapper: Mapper, worker: Worke
                                         if r.col is not None else r.name.lstrip("#") == name.lstrip("#"))]
             edges = [e for r in refs for e in index.edges_of_ref.get(r.id, ())]
             hit = any(e.dst_id in ok for e in edges)
+            scip_hit = any(e.dst_id in ok and e.provenance == "scip" for e in edges)
             trusted = any(e.dst_id in ok and e.confidence >= args.min_confidence - 1e-9 for e in edges)
             if hit:
                 reason = "" if trusted else f"edge below --min-confidence ({args.min_confidence})"
@@ -863,7 +941,7 @@ def measure_recall(project: Project, index: Index, mapper: Mapper, worker: Worke
                 ", ".join(r.status + (f" ({r.candidates} candidates)" if r.candidates > 1 else "") for r in refs)
                 or "no call reference")
             rows.append({"path": rel, "line": line, "col": col, "name": name, "kind": skind, "hit": hit,
-                         "trusted": trusted, "reason": reason, "ours": ours, "analyser": def_label(inside),
+                         "trusted": trusted, "scip": scip_hit, "reason": reason, "ours": ours, "analyser": def_label(inside),
                          "code": sources.text(rel, line).strip()})
         if examined and (pos // batch) % 6 == 0:
             progress(f"{project.name}: recall {len(rows)}/{args.samples} sites ({examined} examined)")
@@ -874,15 +952,20 @@ def measure_recall(project: Project, index: Index, mapper: Mapper, worker: Worke
 # ---- one project -----------------------------------------------------------------------
 
 def measure_project(project: Project, root: str, exe: str, cache: str, py_tools: str, ts_dir: str,
-                    args) -> dict:
+                    args, scip_bins: str | None = None) -> dict:
     """Indexes one project, measures precision and recall, and returns the figures with
     the report's lines."""
     started = time.monotonic()
     db_dir = os.path.join(cache, "db")
     os.makedirs(db_dir, exist_ok=True)
     db = os.path.join(db_dir, f"{project.name}.db")
+    scip_file = None
+    scip_s = None
+    if args.scip and scip_bins:
+        scip_file = os.path.join(db_dir, f"{project.name}.scip")
+        scip_s = run_scip_indexer(project, root, scip_file, scip_bins)
     progress(f"{project.name}: indexing {root}")
-    index_s = index_project(exe, root, db)
+    index_s, index_report = index_project(exe, root, db, scip_file)
     index = Index(db, project.langs)
     progress(f"{project.name}: {len(index.files)} files, {len(index.edges)} call edges in "
              f"{'/'.join(project.langs)} files; starting the analyser")
@@ -897,6 +980,7 @@ def measure_project(project: Project, root: str, exe: str, cache: str, py_tools:
     result = {"project": project.name, "version": project.version, "family": project.family,
               "root": root, "files": len(index.files), "code_files": len(index.code_files),
               "languages": dict(index.languages), "index_seconds": round(index_s, 2),
+              "scip": index_report.get("scip"), "scip_seconds": round(scip_s, 1) if scip_s is not None else None,
               "call_edges": len(index.edges), "has_col": index.has_col, "has_provenance": index.has_provenance,
               "analyser": info, "precision": precision, "recall": recall, "stub_answers": mapper.stub_answers,
               "inconsistent": dict(mapper.inconsistent), "unreadable": sources.unreadable,
@@ -920,6 +1004,7 @@ def summarize(r: dict, args) -> dict:
         "sites": len(rrows),
         "hits": sum(x["hit"] for x in rrows),
         "hits_trusted": sum(x["trusted"] for x in rrows),
+        "hits_scip": sum(x.get("scip", False) for x in rrows),
         "sites_no_ctor": len(no_ctor),
         "hits_no_ctor": sum(x["hit"] for x in no_ctor),
         "hits_trusted_no_ctor": sum(x["trusted"] for x in no_ctor),
@@ -955,6 +1040,15 @@ def report(project: Project, r: dict, args) -> list[str]:
              f"{r['call_edges']} call edges from {'/'.join(project.langs)} files")
     L.append(f"analyser: {tool}; refs.col {'present' if r['has_col'] else 'absent (columns searched in the line)'}; "
              f"edges.provenance {'present' if r['has_provenance'] else 'absent (rule = confidence value)'}")
+    if r.get("scip"):
+        sc = r["scip"]
+        partial = " (failed part way: a partial index)" if project.scip_partial else ""
+        L.append(f"scip: indexer {r['scip_seconds']:.1f}s{partial}; {sc['filesApplied']} files resolved from {sc['documents']} "
+                 f"documents ({sc['filesStale']} stale, {sc['filesNotIndexed']} not indexed, {sc['filesUncovered']} "
+                 f"files uncovered); references: {sc['refsResolved']} scip edges, {sc['refsExternal']} external, "
+                 f"{sc['refsLocal']} values (variable, parameter, attribute), {sc['refsKept']} kept heuristic")
+        for w in sc.get("warnings", [])[:3]:
+            L.append(f"  warning: {short(w, 200)}")
     if info.get("configErrors"):
         L.append(f"  tsconfig errors: {'; '.join(info['configErrors'])[:300]}")
     if info.get("missing"):
@@ -973,7 +1067,8 @@ def report(project: Project, r: dict, args) -> list[str]:
     p = r["precision"]
     rows = p["rows"]
     L.append("")
-    L.append(f"precision: {s['sampled']} edges sampled of {p['pool']} with confidence >= {args.min_confidence}")
+    L.append(f"precision: {s['sampled']} edges sampled of {p['pool']} "
+             + ("with provenance scip" if args.scip else f"with confidence >= {args.min_confidence}"))
     na = Counter(x["reason"] for x in rows if x["verdict"] == "no answer")
     L.append(f"  correct {s['correct']}, wrong {s['judged'] - s['correct']}, analyser: no answer {s['no_answer']}"
              + (f" ({', '.join(f'{k} {v}' for k, v in na.most_common())})" if na else ""))
@@ -1016,6 +1111,8 @@ def report(project: Project, r: dict, args) -> list[str]:
     L.append(f"  {'with constructors':<24} {ratio(s['hits'], s['sites']):<36} {ratio(s['hits_trusted'], s['sites'])}")
     L.append(f"  {'without constructors':<24} {ratio(s['hits_no_ctor'], s['sites_no_ctor']):<36} "
              f"{ratio(s['hits_trusted_no_ctor'], s['sites_no_ctor'])}")
+    if args.scip:
+        L.append(f"  {'scip edges only':<24} {ratio(s['hits_scip'], s['sites'])}")
     L.append("  by call-site kind")
     for kind in SITE_KINDS:
         kr = [x for x in rrows if x["kind"] == kind]
@@ -1272,6 +1369,8 @@ def main() -> None:
     ap.add_argument("--show-wrong", type=int, default=8, help="wrong edges printed per rule (8)")
     ap.add_argument("--show-missed", type=int, default=15, help="missed call sites printed per project (15)")
     ap.add_argument("--json", help="write the figures and every sampled edge and site to this file")
+    ap.add_argument("--scip", action="store_true",
+                    help="precise mode: run the SCIP indexer first and index with --scip (see above)")
     args = ap.parse_args()
 
     if args.list:
@@ -1293,12 +1392,14 @@ def main() -> None:
     cache = os.path.abspath(args.cache)
     os.makedirs(cache, exist_ok=True)
     py_tools, ts_dir = install_tools(cache)
+    scip_bins = install_scip(cache) if args.scip else None
     roots = {}
     for p in selected:
         roots[p.name] = fetch(p, cache)
     results: dict[str, dict] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {p.name: pool.submit(measure_project, p, roots[p.name], exe, cache, py_tools, ts_dir, args)
+        futures = {p.name: pool.submit(measure_project, p, roots[p.name], exe, cache, py_tools, ts_dir, args,
+                                       scip_bins)
                    for p in sorted(selected, key=lambda p: -p.cost)}
         for name, fut in futures.items():
             try:
@@ -1312,7 +1413,8 @@ def main() -> None:
         print()
         print("\n".join(r["report"]))
     print()
-    print(f"== all projects (precision over edges with confidence >= {args.min_confidence}; recall over any edge)")
+    print("== all projects (precision over " + ("edges with provenance scip" if args.scip else
+          f"edges with confidence >= {args.min_confidence}") + "; recall over any edge)")
     print(f"{'project':<30} {'files':>7} {'edges':>7} {'no ans':>6}  {'precision':<32} {'recall with constructors':<32} "
           f"recall without constructors")
     for r in ordered:

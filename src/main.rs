@@ -60,7 +60,7 @@ enum Command {
         /// Only compare the index with the disk: exit 0 when fresh, 1 when stale
         /// (with the numbers of files added, changed and removed), 2 on error.
         /// Writes nothing.
-        #[arg(long, conflicts_with_all = ["full", "vacuum", "vacuum_into"])]
+        #[arg(long, conflicts_with_all = ["full", "vacuum", "vacuum_into", "scip"])]
         check: bool,
         /// After indexing, compact the database file in place (VACUUM).
         #[arg(long)]
@@ -68,6 +68,12 @@ enum Command {
         /// After indexing, write a compacted copy of the database to FILE (VACUUM INTO).
         #[arg(long, value_name = "FILE")]
         vacuum_into: Option<PathBuf>,
+        /// Precise mode: a SCIP index (from scip-python, scip-typescript, rust-analyzer,
+        /// scip-java, scip-go, ...) whose definitions and references replace the
+        /// heuristic call and base resolution of the files it covers and still matches
+        /// (provenance `scip`, confidence 1.0). Repeatable.
+        #[arg(long, value_name = "FILE")]
+        scip: Vec<PathBuf>,
     },
     /// Export the index: the whole graph as JSON (byte-identical for identical trees),
     /// or the file-level dependency graph as Graphviz DOT. Reads the database as it is.
@@ -243,6 +249,7 @@ fn options(g: &Global) -> IndexOptions {
             max_file_size: g.max_file_size,
         },
         record_noop: false,
+        scip: Vec::new(),
     }
 }
 
@@ -379,12 +386,14 @@ fn run(cli: Cli) -> Result<i32> {
             json,
             vacuum,
             vacuum_into,
+            scip,
             ..
         } => {
             let view = ProgressView::new(g.quiet || json);
             let mut opts = options(&g);
             opts.full = full;
             opts.record_noop = true;
+            opts.scip = scip;
             let db = db_path(&root, &g);
             let progress = |p| view.update(p);
             let (ws, report) = if db.exists() {
@@ -430,6 +439,20 @@ fn run(cli: Cli) -> Result<i32> {
                     report.generation,
                     report.duration_ms as f64 / 1000.0
                 );
+                if let Some(s) = &report.scip {
+                    println!(
+                        "scip: {} files resolved from {} SCIP documents ({} stale, {} not indexed; {} files uncovered); {} references resolved, {} external, {} local, {} kept heuristic",
+                        s.files_applied,
+                        s.documents,
+                        s.files_stale,
+                        s.files_not_indexed,
+                        s.files_uncovered,
+                        s.refs_resolved,
+                        s.refs_external,
+                        s.refs_local,
+                        s.refs_kept
+                    );
+                }
                 if vacuum || vacuum_into.is_some() {
                     println!("compacted: {}", serde_json::Value::Object(extra));
                 }

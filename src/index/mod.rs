@@ -10,9 +10,11 @@ mod interface;
 mod jsconfig;
 mod modules;
 mod resolve;
+pub mod scip;
 
 use resolve::Changes;
 pub use resolve::Rule;
+pub use scip::ScipReport;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -38,6 +40,11 @@ pub struct IndexOptions {
     /// Write an `index_runs` row even when nothing changed (the CLI does; a freshness
     /// check from the server does not).
     pub record_noop: bool,
+    /// SCIP index files (`index --scip`): after the heuristic resolution, the
+    /// references of the files they cover and still match are resolved from them
+    /// (see [`scip`]). Read before anything is written: an unreadable or corrupt one
+    /// fails the run and leaves the database as it was.
+    pub scip: Vec<PathBuf>,
 }
 
 /// Progress of a run, for a progress bar or log lines. Counts are files.
@@ -82,6 +89,13 @@ pub struct IndexReport {
     pub parse_ms: u64,
     /// Wall time of resolving references and writing their edges, ms.
     pub resolve_ms: u64,
+    /// What the SCIP indexes of `--scip` did; `None` without them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scip: Option<ScipReport>,
+    /// Edges with provenance `scip` that this run removed because their files changed
+    /// or what they call changed (their references were resolved again by the
+    /// heuristic rules); 0 when `--scip` was given (it puts them back where it can).
+    pub scip_edges_dropped: i64,
 }
 
 /// How a stored index differs from the disk.
@@ -106,6 +120,18 @@ pub enum IndexError {
     Walk(#[from] WalkError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A `--scip` file could not be read.
+    #[error("cannot read the SCIP index {path}: {source}")]
+    ScipRead {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A `--scip` file is not a SCIP index.
+    #[error(
+        "{path} is not a usable SCIP index ({message}); pass the file the SCIP indexer \
+         wrote (scip-python, scip-typescript, ...: `index.scip` by default)"
+    )]
+    ScipDecode { path: PathBuf, message: String },
 }
 
 impl From<rusqlite::Error> for IndexError {
@@ -239,6 +265,12 @@ pub fn index(
 ) -> Result<IndexReport, IndexError> {
     let started = Instant::now();
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    // SCIP files first: one that cannot be used fails the run before anything is written.
+    let scip_inputs = opts
+        .scip
+        .iter()
+        .map(|p| scip::load(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let walked = walk::walk(root, &opts.walk)?;
     let mut conn = store.conn()?;
     let stored = load_files(&conn)?;
@@ -269,7 +301,12 @@ pub fn index(
         walk_ms,
         ..IndexReport::default()
     };
-    if to_read.is_empty() && removed.is_empty() && !opts.full && !opts.record_noop {
+    if to_read.is_empty()
+        && removed.is_empty()
+        && !opts.full
+        && !opts.record_noop
+        && scip_inputs.is_empty()
+    {
         report.generation = crate::store::read_generation(&conn)?;
         report.duration_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
@@ -282,6 +319,13 @@ pub fn index(
     let tx = IndexTx::begin(&mut conn)?;
     let old_generation = tx.generation()?;
     let generation = old_generation + 1;
+    // Edges a SCIP index made: counted before and after this run's changes, to warn
+    // when the heuristic rules took some of them over.
+    let scip_edges_before = if tx.scip_file_ids()?.is_empty() {
+        None
+    } else {
+        Some(tx.count_scip_edges()?)
+    };
     if opts.full {
         tx.clear_all()?;
     }
@@ -353,7 +397,7 @@ pub fn index(
         read_ahead = next_outcomes;
     }
 
-    let changed = opts.full || report.files_parsed > 0 || report.files_removed > 0;
+    let mut changed = opts.full || report.files_parsed > 0 || report.files_removed > 0;
     report.parse_ms = started.elapsed().as_millis() as u64 - walk_ms;
     tracing::info!(
         "read, parse and write: {} files in {} ms",
@@ -382,6 +426,30 @@ pub fn index(
     let t = Instant::now();
     tx.restore_indexes(&suspended)?;
     tracing::debug!("indexes rebuilt in {} ms", t.elapsed().as_millis());
+    if let Some(before) = scip_edges_before {
+        report.scip_edges_dropped = (before - tx.count_scip_edges()?).max(0);
+    }
+    if !scip_inputs.is_empty() {
+        let t = Instant::now();
+        let applied = scip::apply(&tx, root, &scip_inputs)?;
+        tracing::info!(
+            "scip: {} files, {} references resolved, {} external, in {} ms",
+            applied.files_applied,
+            applied.refs_resolved,
+            applied.refs_external,
+            t.elapsed().as_millis()
+        );
+        changed |= applied.refs_changed > 0;
+        report.scip = Some(applied);
+        report.scip_edges_dropped = 0;
+    } else if report.scip_edges_dropped > 0 {
+        tracing::warn!(
+            "{} call and base edges that a SCIP index resolved were resolved again by the \
+             heuristic rules, because their files or what they call changed; run the SCIP \
+             indexer and `constellation index --scip FILE` again for precise edges",
+            report.scip_edges_dropped
+        );
+    }
     report.resolve_ms = started.elapsed().as_millis() as u64 - walk_ms - report.parse_ms;
     tracing::info!(
         "resolved {} references in {} ms",

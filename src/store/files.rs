@@ -243,7 +243,7 @@ pub struct FileImport {
 /// The write transaction of one index run. Ids of new rows are assigned here in
 /// insertion order, so a run that inserts in path order gives reproducible ids.
 pub struct IndexTx<'c> {
-    tx: Transaction<'c>,
+    pub(super) tx: Transaction<'c>,
     next_file: Cell<i64>,
     next_node: Cell<i64>,
     next_ref: Cell<i64>,
@@ -320,7 +320,8 @@ impl<'c> IndexTx<'c> {
     /// Empties every index table (for `--full`); ids restart at 1.
     pub fn clear_all(&self) -> Result<(), StoreError> {
         self.tx.execute_batch(
-            "DELETE FROM edges; DELETE FROM refs; DELETE FROM nodes; DELETE FROM files;",
+            "DELETE FROM edges; DELETE FROM refs; DELETE FROM nodes; DELETE FROM scip_files;
+             DELETE FROM files;",
         )?;
         for c in [
             &self.next_file,
@@ -425,6 +426,7 @@ impl<'c> IndexTx<'c> {
     /// id stays (the imports of other files keep pointing at it). Returns the file
     /// node's id, if it has one.
     pub fn clear_file_symbols(&self, file_id: i64) -> Result<Option<i64>, StoreError> {
+        self.forget_scip_file(file_id)?;
         self.tx
             .prepare_cached("DELETE FROM edges WHERE file_id = ?1")?
             .execute([file_id])?;
@@ -468,6 +470,7 @@ impl<'c> IndexTx<'c> {
     /// Deletes a file's nodes, references and edges (edges of other files into it go
     /// too, by cascade); keeps its `files` row.
     pub fn delete_file_contents(&self, file_id: i64) -> Result<(), StoreError> {
+        self.forget_scip_file(file_id)?;
         self.tx
             .prepare_cached("DELETE FROM edges WHERE file_id = ?1")?
             .execute([file_id])?;

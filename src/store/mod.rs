@@ -204,5 +204,6 @@ pub mod docs;
 pub mod export;
 pub mod files;
 pub mod graph;
+pub mod scip;
 pub mod thinking;
 pub mod work;

@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/005_file_docs.sql"),
     include_str!("../../schema/006_call_resolution.sql"),
     include_str!("../../schema/007_native_calls.sql"),
+    include_str!("../../schema/008_scip.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

@@ -101,7 +101,7 @@ impl Rule {
 /// Rules with fewer than 20 judged edges keep a value a little below the others.
 /// Rust, Java, C and Go: as the comments below say ("n/m": m edges checked, n right;
 /// module docs for how).
-pub(super) fn confidence(family: Family, rule: Rule) -> f64 {
+pub(crate) fn confidence(family: Family, rule: Rule) -> f64 {
     match (family, rule) {
         (_, Rule::Scip) => 1.0,
         (Family::Python, Rule::Scope) => 0.99,
