@@ -227,7 +227,7 @@ impl SymbolGraph {
                 communities: OnceLock::new(),
                 min_confidence,
                 left_out,
-                    memo: Mutex::new(HashMap::new()),
+                memo: Mutex::new(HashMap::new()),
             })
         });
         Arc::clone(&view)
