@@ -282,21 +282,11 @@ impl Resolver {
         after: bool,
         rule: Rule,
     ) -> Result<Outcome, IndexError> {
-        let mro = self.py_mro(tx, class)?;
-        let classes = if after {
-            &mro.classes[1..]
-        } else {
-            &mro.classes[..]
-        };
-        for c in classes {
-            if let Some(member) = self.py_own_member(tx, c, name)? {
-                return Ok(callee(Value::Def(member), rule));
-            }
-        }
-        Ok(if mro.open {
-            Outcome::status("external", 0)
-        } else {
-            Outcome::status("unresolved", 0)
+        let (member, open) = self.mro_member(tx, class, name, after)?;
+        Ok(match member {
+            Some(member) => callee(Value::Def(member), rule),
+            None if open => Outcome::status("external", 0),
+            None => Outcome::status("unresolved", 0),
         })
     }
 

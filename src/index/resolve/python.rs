@@ -213,10 +213,10 @@ pub(super) enum Value {
 #[derive(Debug)]
 pub(super) struct Mro {
     /// The class first, then its workspace ancestors.
-    pub(super) classes: Vec<Definition>,
+    classes: Vec<Definition>,
     /// Some ancestor is outside the workspace (or did not resolve), so a member not
     /// found here may be inherited from there.
-    pub(super) open: bool,
+    open: bool,
 }
 
 /// True for a literal receiver: a string (with prefixes), a number, a list, dict or set
@@ -370,6 +370,25 @@ impl Resolver {
         after: bool,
         rule: Rule,
     ) -> Result<Outcome, IndexError> {
+        let (member, open) = self.mro_member(tx, class, name, after)?;
+        Ok(match member {
+            Some(member) => callee(Value::Def(member), rule),
+            None if open || is_dunder(name) => Outcome::status("external", 0),
+            None => Outcome::status("unresolved", 0),
+        })
+    }
+
+    /// Member `name` of the first class that defines it in `class`'s method resolution
+    /// order (with `after`, among the classes after `class`), and whether that order
+    /// reaches outside the workspace (then a member not found may be inherited from
+    /// there). Shared by the Python and JavaScript rules.
+    pub(super) fn mro_member(
+        &mut self,
+        tx: &IndexTx<'_>,
+        class: &Definition,
+        name: &str,
+        after: bool,
+    ) -> Result<(Option<Definition>, bool), IndexError> {
         let mro = self.py_mro(tx, class)?;
         let classes = if after {
             &mro.classes[1..]
@@ -378,14 +397,10 @@ impl Resolver {
         };
         for c in classes {
             if let Some(member) = self.py_own_member(tx, c, name)? {
-                return Ok(callee(Value::Def(member), rule));
+                return Ok((Some(member), mro.open));
             }
         }
-        Ok(if mro.open || is_dunder(name) {
-            Outcome::status("external", 0)
-        } else {
-            Outcome::status("unresolved", 0)
-        })
+        Ok((None, mro.open))
     }
 
     /// The definition named `name` directly in `class`'s body (the last one).
