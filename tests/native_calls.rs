@@ -12,29 +12,6 @@ use std::path::Path;
 
 use common::*;
 
-/// The lines of the README block fenced as ```label.
-fn block(fixture: &str, label: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures")
-            .join(fixture)
-            .join("README.md"),
-    )
-    .unwrap();
-    let fence = format!("```{label}\n");
-    let start = readme
-        .find(&fence)
-        .unwrap_or_else(|| panic!("{fixture}: README has no ```{label} block"))
-        + fence.len();
-    let end = start + readme[start..].find("```").unwrap();
-    readme[start..end]
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 fn calls(conn: &rusqlite::Connection) -> Vec<String> {
     strings(
         conn,
@@ -82,13 +59,21 @@ fn refs(conn: &rusqlite::Connection) -> Vec<String> {
 fn check(fixture: &str) {
     let (_dir, _root, db) = indexed_fixture(fixture);
     let conn = open_db(&db);
-    assert_eq!(calls(&conn), block(fixture, "calls"), "{fixture}: calls");
+    assert_eq!(
+        calls(&conn),
+        readme_block(fixture, "calls"),
+        "{fixture}: calls"
+    );
     assert_eq!(
         unresolved(&conn),
-        block(fixture, "unresolved"),
+        readme_block(fixture, "unresolved"),
         "{fixture}: calls without an edge"
     );
-    assert_eq!(bases(&conn), block(fixture, "bases"), "{fixture}: bases");
+    assert_eq!(
+        bases(&conn),
+        readme_block(fixture, "bases"),
+        "{fixture}: bases"
+    );
 }
 
 #[test]

@@ -9,28 +9,6 @@ use std::path::Path;
 
 use common::*;
 
-/// The lines of the README's first fenced block tagged `tag`.
-fn readme_block(fixture: &str, tag: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures")
-            .join(fixture)
-            .join("README.md"),
-    )
-    .unwrap();
-    let open = format!("```{tag}\n");
-    let start = readme
-        .find(&open)
-        .unwrap_or_else(|| panic!("{fixture}: no {open}"))
-        + open.len();
-    let end = start + readme[start..].find("```").unwrap();
-    readme[start..end]
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 /// `src:line specifier -> dst flags`, sorted as the READMEs are.
 fn imports(conn: &rusqlite::Connection) -> Vec<String> {
     strings(

@@ -138,3 +138,27 @@ pub fn spawn_index(root: &Path, db: &Path) -> std::process::Child {
         .spawn()
         .expect("spawn constellation index")
 }
+
+/// The lines of the first block of `fixtures/FIXTURE/README.md` fenced as ```tag, with
+/// trailing whitespace and empty lines dropped; panics when there is none.
+pub fn readme_block(fixture: &str, tag: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(fixture)
+            .join("README.md"),
+    )
+    .unwrap();
+    let fence = format!("```{tag}\n");
+    let start = readme
+        .find(&fence)
+        .unwrap_or_else(|| panic!("{fixture}: README has no ```{tag} block"))
+        + fence.len();
+    let end = start + readme[start..].find("```").unwrap();
+    readme[start..end]
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
