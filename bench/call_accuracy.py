@@ -644,7 +644,8 @@ class Mapper:
         if d.name == "export=":  # `module.exports = function () {..}`: anonymous, no node can match
             d.where, d.rel = "nonode", f"{rel} (anonymous module.exports)"
             return d
-        bare = d.name.lstrip("#")  # `#priv` is the node `priv`
+        # `#priv` is the node `#priv` (older indexers named it `priv`).
+        bare = d.name.lstrip("#")
         if not re.search(rb"(?<![\w$])" + re.escape(bare.encode("utf-8")) + rb"(?![\w$])",
                          self.sources.line(rel, d.line)):
             # jedi's infer() through functools.wraps (`lazy(f)`) names the wrapped
@@ -655,7 +656,8 @@ class Mapper:
         fid = self.index.file_ids.get(rel)
         best = None
         if fid is not None:
-            for nid in self.index.by_name.get((fid, bare), ()):
+            for nid in (self.index.by_name.get((fid, d.name), ())
+                        or self.index.by_name.get((fid, bare), ())):
                 n = self.index.nodes[nid]
                 if n.start_line <= d.line <= n.end_line and (best is None or n.size < self.index.nodes[best].size):
                     best = nid
