@@ -504,11 +504,11 @@ impl Resolver {
             .iter()
             .any(|d| d.file_id == r.file_id && d.parent_id == file_node);
         let imported = defined
-            || self.symbols.imports_of(tx, r.file_id)?.iter().any(|i| {
-                crate::lang::ImportBinding::decode(i.bindings.as_deref())
-                    .iter()
-                    .any(|b| b.local == local)
-            });
+            || self
+                .symbols
+                .imports_of(tx, r.file_id)?
+                .iter()
+                .any(|i| i.bindings.iter().any(|b| b.local == local));
         Ok(Outcome::status(
             if imported { "resolved" } else { "unresolved" },
             0,

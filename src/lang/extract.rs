@@ -908,14 +908,18 @@ impl<'s, 't> Collector<'s, 't> {
         }
         // `new Foo()` (JS/TS, C++) and `new Foo()` in Java (the whole creation
         // expression is the callee there).
+        // `Node::parent` walks down from the root (O(depth)): asked only where the
+        // grammar has such a parent.
         let constructor = callee.kind() == "object_creation_expression"
-            || callee
-                .parent()
-                .is_some_and(|p| p.kind() == "new_expression");
+            || (matches!(self.family, Family::EcmaScript | Family::C)
+                && callee
+                    .parent()
+                    .is_some_and(|p| p.kind() == "new_expression"));
         // `a::b::f()`, `ns::f()`: the qualifier is the path of a scoped name.
-        let path = qualifier
-            .and_then(|q| q.parent())
-            .is_some_and(|p| matches!(p.kind(), "scoped_identifier" | "qualified_identifier"));
+        let path = matches!(self.family, Family::Rust | Family::C)
+            && qualifier
+                .and_then(|q| q.parent())
+                .is_some_and(|p| matches!(p.kind(), "scoped_identifier" | "qualified_identifier"));
         // C++ `a::B::f()`: the whole scope before the name, not just its first part.
         let qualifier_text = match (self.family, path, qualifier) {
             (Family::C, true, Some(q)) => {

@@ -28,7 +28,7 @@ use super::python::{callee, combine, Value};
 use super::rules::Rule;
 use super::{Outcome, Resolver};
 use crate::index::IndexError;
-use crate::lang::{annotations, CallRef, ImportBinding};
+use crate::lang::{annotations, CallRef};
 use crate::store::files::{DefKind, Definition, FileImport, IndexTx, Ref};
 
 /// How deep re-export chains are followed.
@@ -341,7 +341,7 @@ impl Resolver {
             if import.form == Some("reexport") {
                 continue;
             }
-            for binding in ImportBinding::decode(import.bindings.as_deref()) {
+            for binding in import.bindings.iter() {
                 if binding.local == name {
                     return Ok(Some(self.js_binding(
                         tx,
@@ -463,9 +463,9 @@ impl Resolver {
             if import.form != Some("reexport") {
                 continue;
             }
-            for binding in ImportBinding::decode(import.bindings.as_deref()) {
+            for binding in import.bindings.iter() {
                 if binding.local == "*" {
-                    stars.push(import.clone());
+                    stars.push(import.row.clone());
                 } else if binding.local == name {
                     return Ok(Some(self.js_binding(
                         tx,

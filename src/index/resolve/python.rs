@@ -565,17 +565,15 @@ impl Resolver {
         let imports = self.symbols.imports_of(tx, file)?;
         let mut found: Vec<Value> = Vec::new();
         for import in imports.iter() {
-            for binding in ImportBinding::decode(import.bindings.as_deref()) {
+            for binding in import.bindings.iter() {
                 if binding.local == name && binding.local != "*" {
-                    found.push(self.py_binding(tx, import, &binding, depth)?);
+                    found.push(self.py_binding(tx, import, binding, depth)?);
                 }
             }
         }
         if found.is_empty() && !name.starts_with('_') {
             for import in imports.iter() {
-                let star = ImportBinding::decode(import.bindings.as_deref())
-                    .iter()
-                    .any(|b| b.local == "*");
+                let star = import.bindings.iter().any(|b| b.local == "*");
                 if star {
                     if let Value::Module(m) = self.py_module_of_import(tx, import)? {
                         if let Some(v) = self.py_member(tx, m, name, depth + 1)? {

@@ -28,7 +28,7 @@ use super::rules::Rule;
 use super::{Family, Outcome, Resolver};
 use crate::index::modules::Target;
 use crate::index::IndexError;
-use crate::lang::{CallRef, ImportBinding};
+use crate::lang::CallRef;
 use crate::store::files::{DefKind, Definition, IndexTx, ModuleSpan, Ref};
 
 /// Deepest chain of `use` re-exports, globs and path segments followed.
@@ -310,7 +310,7 @@ impl Resolver {
             if import.form != Some("use") || self.rs_import_module(tx, file, import.line)? != node {
                 continue;
             }
-            for binding in ImportBinding::decode(import.bindings.as_deref()) {
+            for binding in import.bindings.iter() {
                 if binding.local == "*" {
                     globs.push(import.specifier.clone());
                 } else if binding.local == name {

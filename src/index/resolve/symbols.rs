@@ -11,7 +11,32 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::index::IndexError;
+use crate::lang::ImportBinding;
 use crate::store::files::{Base, Definition, FileImport, IndexTx};
+
+/// An import reference with its bindings decoded once, when it is read (the rules
+/// look names up in them for every call of the file).
+#[derive(Debug, Clone)]
+pub(super) struct Import {
+    /// The stored row; its fields are reachable through `Deref`.
+    pub row: FileImport,
+    /// `row.bindings` decoded ([`ImportBinding::decode`]).
+    pub bindings: Vec<ImportBinding>,
+}
+
+impl Import {
+    fn new(row: FileImport) -> Import {
+        let bindings = ImportBinding::decode(row.bindings.as_deref());
+        Import { row, bindings }
+    }
+}
+
+impl std::ops::Deref for Import {
+    type Target = FileImport;
+    fn deref(&self) -> &FileImport {
+        &self.row
+    }
+}
 
 /// Cached reads of the index for one resolution run.
 #[derive(Default)]
@@ -20,7 +45,7 @@ pub(super) struct Symbols {
     bulk: bool,
     by_name: HashMap<Arc<str>, Arc<[Definition]>>,
     by_id: HashMap<i64, Definition>,
-    imports: HashMap<i64, Arc<[FileImport]>>,
+    imports: HashMap<i64, Arc<[Import]>>,
     imports_ready: bool,
     exports: HashMap<i64, Arc<[(String, String)]>>,
     bases: HashMap<i64, Arc<[Base]>>,
@@ -50,9 +75,12 @@ impl Symbols {
         self.imports.clear();
         self.imports_ready = true;
         if self.bulk {
-            let mut by_file: HashMap<i64, Vec<FileImport>> = HashMap::new();
+            let mut by_file: HashMap<i64, Vec<Import>> = HashMap::new();
             for import in tx.all_file_imports()? {
-                by_file.entry(import.file_id).or_default().push(import);
+                by_file
+                    .entry(import.file_id)
+                    .or_default()
+                    .push(Import::new(import));
             }
             self.imports = by_file
                 .into_iter()
@@ -136,7 +164,7 @@ impl Symbols {
         &mut self,
         tx: &IndexTx<'_>,
         file: i64,
-    ) -> Result<Arc<[FileImport]>, IndexError> {
+    ) -> Result<Arc<[Import]>, IndexError> {
         debug_assert!(
             self.imports_ready,
             "imports read before the import phase ended"
@@ -144,10 +172,13 @@ impl Symbols {
         if let Some(found) = self.imports.get(&file) {
             return Ok(Arc::clone(found));
         }
-        let found: Arc<[FileImport]> = if self.bulk {
+        let found: Arc<[Import]> = if self.bulk {
             Arc::from(Vec::new())
         } else {
-            Arc::from(tx.file_imports(file)?)
+            tx.file_imports(file)?
+                .into_iter()
+                .map(Import::new)
+                .collect()
         };
         self.imports.insert(file, Arc::clone(&found));
         Ok(found)
