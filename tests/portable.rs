@@ -190,6 +190,13 @@ fn killed_build_of_a_new_database_leaves_nothing_or_a_complete_index() {
         .filter(|n| n.contains(".partial-"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    // Built without a write-ahead log (nobody else reads the partial file), published in
+    // WAL mode like every database the tools open.
+    let conn = open_db(&db);
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
 }
 
 #[test]

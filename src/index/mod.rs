@@ -785,7 +785,7 @@ pub fn index_new_database(
     };
     cleanup(&partial);
     remove_stale_partials(db);
-    let store = Store::open(&partial)?;
+    let store = Store::open_private(&partial)?;
     let report = match index(&store, root, opts, progress) {
         Ok(r) => r,
         Err(e) => {
@@ -794,7 +794,7 @@ pub fn index_new_database(
             return Err(e);
         }
     };
-    store.close()?;
+    store.publish()?;
     if db.exists() {
         cleanup(&partial);
         return Err(IndexError::Store(StoreError::Publish {

@@ -84,6 +84,20 @@ fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
     )
 }
 
+/// The pragmas of a private file (see [`Store::open_private`]): the rollback journal
+/// in memory and no fsync, because nobody else reads the file and a failed or killed
+/// build throws it away; [`Store::publish`] switches it to WAL and syncs it.
+fn configure_private(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = MEMORY;
+         PRAGMA synchronous = OFF;
+         PRAGMA foreign_keys = ON;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -65536;",
+    )
+}
+
 /// The index database: a pool of WAL connections to one file.
 #[derive(Clone)]
 pub struct Store {
@@ -98,6 +112,21 @@ impl Store {
     /// Errors: [`StoreError::Corrupt`] for a file that is not a usable SQLite database,
     /// [`StoreError::TooNew`] for one from a newer build.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, configure)
+    }
+
+    /// Opens a new database file that only this process uses until
+    /// [`Store::publish`]: a build from nothing into `DB.partial-PID`. Its pages are
+    /// written once, to the file itself: no write-ahead log to write and copy back, no
+    /// fsync per commit. Errors: as [`Store::open`].
+    pub fn open_private(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, configure_private)
+    }
+
+    fn open_with(
+        path: &Path,
+        configure: fn(&mut Connection) -> rusqlite::Result<()>,
+    ) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
                 path: path.to_path_buf(),
@@ -129,6 +158,26 @@ impl Store {
         }
         // The last connection to close removes the (now empty) -wal and -shm files.
         drop(self.pool);
+        Ok(())
+    }
+
+    /// Ends the private phase of a file opened with [`Store::open_private`]: switches
+    /// it to WAL (what every later opener expects), flushes it to disk and closes every
+    /// connection, so the file can be renamed into place.
+    pub fn publish(self) -> Result<(), StoreError> {
+        {
+            let conn = self.conn()?;
+            conn.execute_batch("PRAGMA synchronous = FULL;")?;
+            conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        }
+        drop(self.pool);
+        std::fs::File::open(&self.path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| StoreError::Publish {
+                path: self.path.clone(),
+                message: format!("flushing to disk: {e}"),
+            })?;
         Ok(())
     }
 
