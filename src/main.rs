@@ -569,6 +569,7 @@ fn print_query(conn: &rusqlite::Connection, query: &str, json: bool) -> Result<(
     if !json && !names.is_empty() {
         writeln!(out, "{}", names.join("\t"))?;
     }
+    let reader_gone = std::cell::Cell::new(false);
     let mut write_row = |cells: Vec<serde_json::Value>| -> Result<(), ToolError> {
         let line = if json {
             let obj: serde_json::Map<String, serde_json::Value> =
@@ -585,11 +586,18 @@ fn print_query(conn: &rusqlite::Connection, query: &str, json: bool) -> Result<(
                 .collect::<Vec<_>>()
                 .join("\t")
         };
-        writeln!(out, "{line}").map_err(|e| ToolError::Io(e.to_string()))
+        writeln!(out, "{line}").map_err(|e| {
+            // Told apart by kind, not by the message text.
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                reader_gone.set(true);
+            }
+            ToolError::Io(e.to_string())
+        })
     };
     let ran = query::run(conn, query, query::QueryLimits::default(), &mut write_row);
     match ran {
-        Err(ToolError::Io(e)) if e.contains("Broken pipe") => return Ok(()),
+        // The reader went away (`constellation query ... | head`): not an error.
+        Err(ToolError::Io(_)) if reader_gone.get() => return Ok(()),
         other => {
             other.map_err(|e| anyhow::anyhow!("{e}"))?;
         }

@@ -165,3 +165,37 @@ fn sql_is_read_only() {
     let conn = common::open_db(&db);
     assert!(common::int(&conn, "SELECT count(*) FROM files") > 0);
 }
+
+#[cfg(unix)]
+#[test]
+fn sql_into_a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    let (_dir, root, db) = common::indexed_fixture("py-pkg");
+    // Enough rows to fill the pipe after the reader has gone.
+    let mut child = std::process::Command::new(common::bin())
+        .args([
+            "sql",
+            root.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 200000) \
+             SELECT i, 'a fairly long line of text to fill the pipe quickly' FROM n",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with('i'), "{first}");
+    // The reader is dropped here, like `| head -1`.
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

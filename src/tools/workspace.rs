@@ -167,22 +167,27 @@ fn open_or_recover(db: &Path) -> Result<Store, ToolError> {
                 .map(|d| d.as_secs())
                 .unwrap_or(0);
             let aside = PathBuf::from(format!("{}.corrupt-{stamp}", db.display()));
+            let not_moved = |file: &Path, io: std::io::Error| {
+                ToolError::Store(StoreError::Corrupt {
+                    path: db.to_path_buf(),
+                    message: format!("{e}; and {} could not be moved aside: {io}", file.display()),
+                })
+            };
+            std::fs::rename(db, &aside).map_err(|io| not_moved(db, io))?;
+            // A log left beside the new file would be replayed into it: a side file that
+            // cannot be moved stops the recovery.
+            for ext in ["-wal", "-shm"] {
+                let side = PathBuf::from(format!("{}{ext}", db.display()));
+                match std::fs::rename(&side, format!("{}{ext}", aside.display())) {
+                    Ok(()) => {}
+                    Err(io) if io.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(io) => return Err(not_moved(&side, io)),
+                }
+            }
             tracing::warn!(
                 "{e}; moved it to {} and starting a fresh index",
                 aside.display()
             );
-            std::fs::rename(db, &aside).map_err(|io| {
-                ToolError::Store(StoreError::Corrupt {
-                    path: db.to_path_buf(),
-                    message: format!("and it could not be moved aside: {io}"),
-                })
-            })?;
-            for ext in ["-wal", "-shm"] {
-                let side = PathBuf::from(format!("{}{ext}", db.display()));
-                if side.exists() {
-                    let _ = std::fs::rename(&side, format!("{}{ext}", aside.display()));
-                }
-            }
             Ok(Store::open(db)?)
         }
         Err(e) => Err(e.into()),
