@@ -133,6 +133,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the current database schema: every table, index, trigger and view with
+    /// its column comments, as after all migrations (the text of schema/CURRENT.sql).
+    Schema,
 }
 
 /// `summarize` options: the `summarize_graph` parameters.
@@ -548,6 +551,9 @@ fn run(cli: Cli) -> Result<i32> {
             };
             let conn = query::open(&db_path(&root, &g)).map_err(|e| anyhow::anyhow!("{e}"))?;
             print_query(&conn, &query, json)?;
+        }
+        Command::Schema => {
+            print!("{}", constellation::store::current_schema()?);
         }
     }
     Ok(0)

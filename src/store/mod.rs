@@ -6,7 +6,7 @@
 
 mod schema;
 
-pub use schema::SCHEMA_VERSION;
+pub use schema::{current_schema, SCHEMA_VERSION};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
