@@ -6,9 +6,9 @@
 //! relative to the root. New rows get ids in path order and document order, so two
 //! from-scratch runs over one tree give identical ids whatever the thread timing.
 
+mod import_resolution;
 mod interface;
-mod jsconfig;
-mod modules;
+mod relpath;
 mod resolve;
 pub mod scip;
 
@@ -409,7 +409,7 @@ pub fn index(
         .iter()
         .map(|(w, _)| w.path.as_str())
         .chain(removed.iter().map(|s| s.path.as_str()))
-        .any(modules::is_resolution_config);
+        .any(import_resolution::is_resolution_config);
     let mut recheck_imports = paths_changed || configs_moved;
     if fresh {
         // Nothing older than this run exists to re-resolve.

@@ -30,7 +30,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::modules::{Modules, Target};
+use super::import_resolution::{Modules, Target};
 use super::{IndexError, Progress};
 use crate::lang::Language;
 use crate::store::files::{IndexTx, Ref};
@@ -183,7 +183,7 @@ impl Resolver {
         for (id, path) in &files {
             let family = Family::of_path(path);
             families.insert(*id, family);
-            let dir = super::modules::parent_dir(path);
+            let dir = super::relpath::parent_dir(path);
             match family {
                 Family::C => {
                     if let Some((stem, ext)) = path.rsplit_once('.') {
@@ -201,7 +201,7 @@ impl Resolver {
         for (id, path) in &files {
             if let Some((stem, ext)) = path.rsplit_once('.') {
                 if families.get(id) == Some(&Family::C) && is_header_extension(ext) {
-                    let dir = super::modules::parent_dir(path);
+                    let dir = super::relpath::parent_dir(path);
                     let stem = stem.rsplit('/').next().unwrap_or(stem);
                     if let Some(list) = sources.get(&(dir, stem)) {
                         companions.insert(*id, list.clone());
@@ -245,7 +245,7 @@ impl Resolver {
         let Some(path) = self.paths.get(&file_id).cloned() else {
             return Vec::new();
         };
-        let dir = super::modules::parent_dir(&path).to_string();
+        let dir = super::relpath::parent_dir(&path).to_string();
         match self.family(file_id) {
             Family::Go => self.go_dirs.get(&dir).cloned().unwrap_or_default(),
             Family::Java => self.modules.java_package(&dir),

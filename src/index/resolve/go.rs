@@ -140,7 +140,7 @@ impl Resolver {
     fn go_same_package(&self, a: i64, b: i64) -> bool {
         match (self.paths.get(&a), self.paths.get(&b)) {
             (Some(x), Some(y)) => {
-                crate::index::modules::parent_dir(x) == crate::index::modules::parent_dir(y)
+                crate::index::relpath::parent_dir(x) == crate::index::relpath::parent_dir(y)
                     && self.family(b) == Family::Go
             }
             _ => false,

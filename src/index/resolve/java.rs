@@ -287,7 +287,7 @@ impl Resolver {
         let dir = self
             .paths
             .get(&file)
-            .map(|p| crate::index::modules::parent_dir(p).to_string())
+            .map(|p| crate::index::relpath::parent_dir(p).to_string())
             .unwrap_or_default();
         let package = self.modules.java_package(&dir);
         let found = top_level(self, &package)?;

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use super::rules::Rule;
 use super::{go_local_name, Family, GoImport, Outcome, Resolver};
-use crate::index::modules::Target;
+use crate::index::import_resolution::Target;
 use crate::index::IndexError;
 use crate::store::files::{Definition, IndexTx, Ref};
 
@@ -85,13 +85,13 @@ impl Resolver {
         match self.families.get(&file_id) {
             Some(Family::Go) => {
                 if let Some(path) = self.paths.get(&file_id) {
-                    let dir = crate::index::modules::parent_dir(path);
+                    let dir = crate::index::relpath::parent_dir(path);
                     files.extend(self.go_dirs.get(dir).into_iter().flatten());
                 }
             }
             Some(Family::Java) => {
                 if let Some(path) = self.paths.get(&file_id) {
-                    let dir = crate::index::modules::parent_dir(path);
+                    let dir = crate::index::relpath::parent_dir(path);
                     files.extend(self.modules.java_package(dir));
                 }
             }

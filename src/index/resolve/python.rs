@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use super::rules::Rule;
 use super::{Outcome, Resolver};
-use crate::index::modules::Target;
+use crate::index::import_resolution::Target;
 use crate::index::IndexError;
 use crate::lang::{annotations, CallRef, ImportBinding};
 use crate::store::files::{DefKind, Definition, FileImport, IndexTx, Ref};

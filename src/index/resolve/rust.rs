@@ -26,7 +26,7 @@ use std::sync::Arc;
 use super::native::{call_outcome, is_literal, one, Item};
 use super::rules::Rule;
 use super::{Family, Outcome, Resolver};
-use crate::index::modules::Target;
+use crate::index::import_resolution::Target;
 use crate::index::IndexError;
 use crate::lang::CallRef;
 use crate::store::files::{DefKind, Definition, IndexTx, ModuleSpan, Ref};

@@ -1,12 +1,12 @@
 //! The JavaScript/TypeScript project files that steer import resolution, read from disk
-//! for [`super::modules`]: `package.json` (`name`, `exports`, `imports`, `main`,
+//! for [`super`] (import resolution): `package.json` (`name`, `exports`, `imports`, `main`,
 //! `module`, `types`) and `tsconfig.json`/`jsconfig.json` (`compilerOptions.baseUrl`,
 //! `paths`, `outDir`, `rootDir`, following `extends`).
 //!
 //! Objects are read with their key order kept ([`Json`]): Node tries the conditions of
 //! an `exports` entry in the order they are written, and so does this module. Nothing
 //! here knows the indexed file set; it maps specifiers to candidate paths
-//! (root-relative, `/`-separated) and [`super::modules`] checks which exist.
+//! (root-relative, `/`-separated) and [`super`] (import resolution) checks which exist.
 //!
 //! Sources: Node's "Modules: Packages" (`PACKAGE_EXPORTS_RESOLVE`, pattern keys with one
 //! `*`, the longest prefix winning; `null` targets block a subpath) and the TypeScript
@@ -19,7 +19,7 @@ use std::path::Path;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::modules::{join_normalized, parent_dir};
+use crate::index::relpath::{join_normalized, parent_dir};
 
 /// A JSON value whose objects keep their key order.
 #[derive(Debug, Clone, PartialEq)]

@@ -22,7 +22,8 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
-use super::{parent_dir, Target};
+use super::target::Target;
+use crate::index::relpath::parent_dir;
 
 /// Bytes read from the top of a file to find its `package` declaration.
 const HEAD_BYTES: u64 = 64 * 1024;

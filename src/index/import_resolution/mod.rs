@@ -1,7 +1,7 @@
 //! Import specifiers to files, per language (SPEC §4). Works on the set of indexed
 //! paths (root-relative, `/`-separated); reads only `package.json` and
 //! `tsconfig.json`/`jsconfig.json` (and the configs they extend) from disk, through
-//! [`super::jsconfig`].
+//! [`js_config`].
 //!
 //! - JavaScript/TypeScript: relative specifiers with extension, `package.json` `main`
 //!   and `index.*` lookup (`.js` also naming a `.ts` source); `#name` through the
@@ -32,48 +32,22 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::jsconfig::{map_subpath, match_paths, read_manifest, read_tsconfig, split_bare};
-use super::jsconfig::{Manifest, Mapped, TsConfig};
+use js_config::{map_subpath, match_paths, read_manifest, read_tsconfig, split_bare};
+use js_config::{Manifest, Mapped, TsConfig};
+
+use crate::index::relpath::{join_normalized, parent_dir};
+pub use target::Target;
+
 mod go;
 mod include;
 mod java;
-
-/// Outcome of resolving one import reference.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// One or more files of the workspace (Python `from p import a, b` may name two).
-    Files(Vec<i64>),
-    /// A package outside the workspace (`react`, `os`, `std::`).
-    External,
-    /// Looks local but names no indexed file.
-    Unresolved,
-}
+mod js_config;
+mod target;
 
 /// Extensions tried, in order, for a JS/TS specifier without one.
 const JS_EXTENSIONS: &[&str] = &[
     ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".json",
 ];
-
-/// Joins a `/`-separated directory and a relative path, folding `.` and `..`.
-/// `None` when `..` climbs above the root.
-pub fn join_normalized(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
-}
-
-/// Directory part of a root-relative path (`""` at the root).
-pub fn parent_dir(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(d, _)| d)
-}
 
 /// Files whose contents steer import resolution (package manifests, tsconfig/jsconfig
 /// and the configs they usually extend): when one is added, changed or removed, every

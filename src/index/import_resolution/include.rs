@@ -21,7 +21,8 @@ use std::collections::BTreeSet;
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::{join_normalized, parent_dir, Target};
+use super::target::Target;
+use crate::index::relpath::{join_normalized, parent_dir};
 
 /// Include directories of the tree and of the compilation database.
 pub(super) struct IncludeIndex {

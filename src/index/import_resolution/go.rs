@@ -17,7 +17,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::{join_normalized, parent_dir, Target};
+use super::target::Target;
+use crate::index::relpath::{join_normalized, parent_dir};
 
 /// One module of the workspace: its import path and root-relative directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
