@@ -6,7 +6,7 @@ use std::path::Path;
 use rusqlite::Connection;
 use rusqlite_migration::{Migrations, M};
 
-use super::StoreError;
+use super::error::{classify, StoreError};
 
 /// The migrations, in order. Append only: never edit one that has shipped.
 const MIGRATIONS: &[&str] = &[
@@ -27,7 +27,7 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     let found: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(|e| super::classify(path, e))?;
+        .map_err(|e| classify(path, e))?;
     if found > SCHEMA_VERSION {
         return Err(StoreError::TooNew {
             path: path.to_path_buf(),
@@ -37,7 +37,7 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
     }
     let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
     migrations.to_latest(conn).map_err(|e| match e {
-        rusqlite_migration::Error::RusqliteError { err, .. } => super::classify(path, err),
+        rusqlite_migration::Error::RusqliteError { err, .. } => classify(path, err),
         other => StoreError::Migration(other.to_string()),
     })
 }
