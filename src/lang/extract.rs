@@ -62,6 +62,7 @@ mod text;
 
 use bindings::{BindingKind, Hint, PendingBinding};
 use outline::{Definition, Locator, Owners, TypeIndex};
+use text::{line_of, offset};
 
 /// Plain JavaScript: javascript.scm (whose node types exist in the TypeScript and TSX
 /// grammars too) followed by javascript_params.scm (JavaScript's own parameter shapes).
@@ -496,15 +497,6 @@ fn collect(
         collector.add(parts);
     }
     collector.finish(root.has_error())
-}
-
-/// 1-based line of a byte position's row.
-fn line_of(row: usize) -> u32 {
-    u32::try_from(row).unwrap_or(u32::MAX - 1) + 1
-}
-
-fn offset(byte: usize) -> u32 {
-    u32::try_from(byte).unwrap_or(u32::MAX)
 }
 
 impl<'s, 't> Collector<'s, 't> {

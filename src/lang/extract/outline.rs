@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 use super::super::{Symbol, SymbolKind};
-use super::{line_of, offset};
+use super::text::{line_of, offset};
 
 /// A symbol (or a Rust `impl` scope) as the query found it.
 pub(super) struct Definition {

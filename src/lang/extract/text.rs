@@ -104,3 +104,14 @@ pub(super) fn signature(source: &[u8], start: usize, end: usize) -> String {
     }
     text
 }
+
+/// 1-based line of a tree-sitter row (0-based); saturates instead of wrapping.
+pub(super) fn line_of(row: usize) -> u32 {
+    u32::try_from(row).unwrap_or(u32::MAX - 1) + 1
+}
+
+/// A byte offset as stored (`u32`); saturates at `u32::MAX` (files over 4 GiB are not
+/// parsed).
+pub(super) fn offset(byte: usize) -> u32 {
+    u32::try_from(byte).unwrap_or(u32::MAX)
+}
