@@ -213,7 +213,7 @@ impl SummarizeOpts {
             "format": self.format,
             "min_confidence": self.min_confidence,
         });
-        serde_json::from_value(value).map_err(|e| anyhow::anyhow!("invalid_argument: {e}"))
+        serde_json::from_value(value).map_err(|e| ToolError::InvalidArgument(e.to_string()).into())
     }
 }
 

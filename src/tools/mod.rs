@@ -22,84 +22,193 @@ pub mod workspace_root;
 use crate::index::IndexError;
 use crate::store::StoreError;
 
-/// A tool failure. Its text starts with a stable code (`invalid_argument: ...`) that
-/// clients may match on; the rest says what went wrong and what to do.
+/// Every stable error code a tool answer can start with: the one table the MCP results,
+/// the CLI's error messages and the audit judges take their codes from.
+///
+/// Clients match on these strings (`isError: true` results read `CODE: what went wrong`),
+/// so a published code never changes its spelling; a new failure gets a new variant here
+/// and a row in ARCHITECTURE.md's error list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// `invalid_argument`: an argument is malformed, of the wrong type or out of range.
+    InvalidArgument,
+    /// `invalid_filter`: a glob that does not compile, an unknown language or algorithm.
+    InvalidFilter,
+    /// `radius_too_large`: `radius` above the documented maximum.
+    RadiusTooLarge,
+    /// `no_seeds`: no seeds where the call needs them, or a seed that names nothing.
+    NoSeeds,
+    /// `budget_too_small`: even the smallest response does not fit `budget_tokens`.
+    BudgetTooSmall,
+    /// `not_found`: a path, node, task or id that does not exist.
+    NotFound,
+    /// `index_failed`: the index could not be built or read.
+    IndexFailed,
+    /// `database_error`: the database could not be used.
+    DatabaseError,
+    /// `internal`: a defect (a task panicked or was cancelled, a lock was poisoned).
+    Internal,
+    /// `outside_workspace`: a path that resolves outside the workspace root.
+    OutsideWorkspace,
+    /// `unsupported_file`: a file the index skips where a tool needs its source.
+    UnsupportedFile,
+    /// `read_only`: a statement given to `query_index` that would write.
+    ReadOnly,
+    /// `query_timeout`: a query that ran past its time limit and was interrupted.
+    QueryTimeout,
+    /// `invalid_sql`: SQL that does not compile.
+    InvalidSql,
+    /// `io_error`: a file could not be read or written.
+    IoError,
+    /// `judge_unavailable`: an audit judge's program cannot be found or started.
+    JudgeUnavailable,
+    /// `judge_timeout`: an audit judge did not answer in time (it was killed).
+    JudgeTimeout,
+    /// `judge_invalid_output`: an audit judge answered, but no review could be read.
+    JudgeInvalidOutput,
+    /// `judge_failed`: an audit judge exited with an error.
+    JudgeFailed,
+}
+
+impl ErrorCode {
+    /// Every code, in the order of the table above.
+    pub const ALL: [ErrorCode; 19] = [
+        ErrorCode::InvalidArgument,
+        ErrorCode::InvalidFilter,
+        ErrorCode::RadiusTooLarge,
+        ErrorCode::NoSeeds,
+        ErrorCode::BudgetTooSmall,
+        ErrorCode::NotFound,
+        ErrorCode::IndexFailed,
+        ErrorCode::DatabaseError,
+        ErrorCode::Internal,
+        ErrorCode::OutsideWorkspace,
+        ErrorCode::UnsupportedFile,
+        ErrorCode::ReadOnly,
+        ErrorCode::QueryTimeout,
+        ErrorCode::InvalidSql,
+        ErrorCode::IoError,
+        ErrorCode::JudgeUnavailable,
+        ErrorCode::JudgeTimeout,
+        ErrorCode::JudgeInvalidOutput,
+        ErrorCode::JudgeFailed,
+    ];
+
+    /// The code as clients see it (snake_case).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "invalid_argument",
+            ErrorCode::InvalidFilter => "invalid_filter",
+            ErrorCode::RadiusTooLarge => "radius_too_large",
+            ErrorCode::NoSeeds => "no_seeds",
+            ErrorCode::BudgetTooSmall => "budget_too_small",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::IndexFailed => "index_failed",
+            ErrorCode::DatabaseError => "database_error",
+            ErrorCode::Internal => "internal",
+            ErrorCode::OutsideWorkspace => "outside_workspace",
+            ErrorCode::UnsupportedFile => "unsupported_file",
+            ErrorCode::ReadOnly => "read_only",
+            ErrorCode::QueryTimeout => "query_timeout",
+            ErrorCode::InvalidSql => "invalid_sql",
+            ErrorCode::IoError => "io_error",
+            ErrorCode::JudgeUnavailable => "judge_unavailable",
+            ErrorCode::JudgeTimeout => "judge_timeout",
+            ErrorCode::JudgeInvalidOutput => "judge_invalid_output",
+            ErrorCode::JudgeFailed => "judge_failed",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A tool failure. Its text is `CODE: detail`, the code from [`ErrorCode`] (clients may
+/// match on it); the detail says what went wrong and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
     /// An argument is malformed or out of range.
-    #[error("invalid_argument: {0}")]
+    #[error("{}: {}", ErrorCode::InvalidArgument, .0)]
     InvalidArgument(String),
     /// A glob that does not compile, an unknown language or algorithm.
-    #[error("invalid_filter: {0}")]
+    #[error("{}: {}", ErrorCode::InvalidFilter, .0)]
     InvalidFilter(String),
     /// `radius` above the documented maximum.
-    #[error("radius_too_large: {0}")]
+    #[error("{}: {}", ErrorCode::RadiusTooLarge, .0)]
     RadiusTooLarge(String),
     /// No seeds where the call needs them, or a seed that names nothing.
-    #[error("no_seeds: {0}")]
+    #[error("{}: {}", ErrorCode::NoSeeds, .0)]
     NoSeeds(String),
     /// Even the smallest response does not fit `budget_tokens`.
-    #[error("budget_too_small: {0}")]
+    #[error("{}: {}", ErrorCode::BudgetTooSmall, .0)]
     BudgetTooSmall(String),
     /// A path, node or id that does not exist.
-    #[error("not_found: {0}")]
+    #[error("{}: {}", ErrorCode::NotFound, .0)]
     NotFound(String),
     /// The index could not be built or read.
-    #[error("index_failed: {0}")]
+    #[error("{}: {}", ErrorCode::IndexFailed, .0)]
     Index(#[from] IndexError),
     /// The database could not be used.
-    #[error("database_error: {0}")]
+    #[error("{}: {}", ErrorCode::DatabaseError, .0)]
     Store(#[from] StoreError),
     /// A defect: a task panicked or was cancelled.
-    #[error("internal: {0}")]
+    #[error("{}: {}", ErrorCode::Internal, .0)]
     Internal(String),
-    /// No audit judge could answer (`judge_unavailable`, `judge_timeout`,
-    /// `judge_invalid_output`, `judge_failed`).
+    /// No audit judge could answer; its own text starts with its code (`judge_unavailable`,
+    /// `judge_timeout`, `judge_invalid_output`, `judge_failed`).
     #[error("{0}")]
     Judge(#[from] audit::codex::JudgeError),
     /// A path argument that resolves outside the workspace root (`..`, an absolute
     /// path elsewhere, a symbolic link leading out).
-    #[error("outside_workspace: {0}")]
+    #[error("{}: {}", ErrorCode::OutsideWorkspace, .0)]
     OutsideWorkspace(String),
     /// A file the index skips (binary, too large, unreadable, ignored) where a tool
     /// needs its source.
-    #[error("unsupported_file: {0}")]
+    #[error("{}: {}", ErrorCode::UnsupportedFile, .0)]
     UnsupportedFile(String),
     /// A statement given to `query_index` that would write.
-    #[error("read_only: {0}")]
+    #[error("{}: {}", ErrorCode::ReadOnly, .0)]
     ReadOnly(String),
     /// A query that ran past its time limit and was interrupted.
-    #[error("query_timeout: {0}")]
+    #[error("{}: {}", ErrorCode::QueryTimeout, .0)]
     QueryTimeout(String),
     /// SQL that does not compile (syntax, unknown table or column, several statements).
-    #[error("invalid_sql: {0}")]
+    #[error("{}: {}", ErrorCode::InvalidSql, .0)]
     InvalidSql(String),
     /// A file could not be read or written.
-    #[error("io_error: {0}")]
+    #[error("{}: {}", ErrorCode::IoError, .0)]
     Io(String),
 }
 
 impl ToolError {
-    /// The stable code at the start of the message.
-    pub fn code(&self) -> &'static str {
+    /// The error's code in the [`ErrorCode`] table.
+    pub fn kind(&self) -> ErrorCode {
         match self {
-            ToolError::InvalidArgument(_) => "invalid_argument",
-            ToolError::NotFound(_) => "not_found",
-            ToolError::InvalidFilter(_) => "invalid_filter",
-            ToolError::RadiusTooLarge(_) => "radius_too_large",
-            ToolError::NoSeeds(_) => "no_seeds",
-            ToolError::BudgetTooSmall(_) => "budget_too_small",
-            ToolError::Index(_) => "index_failed",
-            ToolError::Store(_) => "database_error",
-            ToolError::Internal(_) => "internal",
-            ToolError::Judge(e) => e.code(),
-            ToolError::OutsideWorkspace(_) => "outside_workspace",
-            ToolError::UnsupportedFile(_) => "unsupported_file",
-            ToolError::ReadOnly(_) => "read_only",
-            ToolError::QueryTimeout(_) => "query_timeout",
-            ToolError::InvalidSql(_) => "invalid_sql",
-            ToolError::Io(_) => "io_error",
+            ToolError::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            ToolError::NotFound(_) => ErrorCode::NotFound,
+            ToolError::InvalidFilter(_) => ErrorCode::InvalidFilter,
+            ToolError::RadiusTooLarge(_) => ErrorCode::RadiusTooLarge,
+            ToolError::NoSeeds(_) => ErrorCode::NoSeeds,
+            ToolError::BudgetTooSmall(_) => ErrorCode::BudgetTooSmall,
+            ToolError::Index(_) => ErrorCode::IndexFailed,
+            ToolError::Store(_) => ErrorCode::DatabaseError,
+            ToolError::Internal(_) => ErrorCode::Internal,
+            ToolError::Judge(e) => e.kind(),
+            ToolError::OutsideWorkspace(_) => ErrorCode::OutsideWorkspace,
+            ToolError::UnsupportedFile(_) => ErrorCode::UnsupportedFile,
+            ToolError::ReadOnly(_) => ErrorCode::ReadOnly,
+            ToolError::QueryTimeout(_) => ErrorCode::QueryTimeout,
+            ToolError::InvalidSql(_) => ErrorCode::InvalidSql,
+            ToolError::Io(_) => ErrorCode::IoError,
         }
+    }
+
+    /// The stable code at the start of the message, as text.
+    pub fn code(&self) -> &'static str {
+        self.kind().as_str()
     }
 }
 
@@ -114,5 +223,26 @@ pub fn min_confidence(arg: Option<f64>) -> Result<f64, ToolError> {
         Some(v) => Err(ToolError::InvalidArgument(format!(
             "min_confidence {v} is outside 0-1; 0.97 (the default) keeps the edges of rules measured at 97% precision or better, 0 keeps every resolved edge"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_distinct_snake_case_and_start_the_message() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            let s = code.as_str();
+            assert!(seen.insert(s), "{s} twice");
+            assert!(s.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{s}");
+        }
+        let e = ToolError::InvalidArgument("x must be a number".into());
+        assert_eq!(e.to_string(), "invalid_argument: x must be a number");
+        assert_eq!(e.kind(), ErrorCode::InvalidArgument);
+        let judge = ToolError::from(audit::codex::JudgeError::Timeout("after 5 s".into()));
+        assert_eq!(judge.to_string(), "judge_timeout: after 5 s");
+        assert_eq!(judge.code(), "judge_timeout");
     }
 }

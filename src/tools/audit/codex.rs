@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::review::{DimensionScore, InlineComment, JudgeOutput, DIMENSIONS};
+use crate::tools::ErrorCode;
 
 /// Environment variable naming the Codex binary.
 pub const BIN_ENV: &str = "CONSTELLATION_CODEX_BIN";
@@ -30,28 +31,33 @@ pub const INSTALL_HINT: &str = "install the Codex CLI (`npm install -g @openai/c
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum JudgeError {
     /// The judge's program cannot be found or started.
-    #[error("judge_unavailable: {0}")]
+    #[error("{}: {}", ErrorCode::JudgeUnavailable, .0)]
     Unavailable(String),
     /// It did not answer in time (it was killed).
-    #[error("judge_timeout: {0}")]
+    #[error("{}: {}", ErrorCode::JudgeTimeout, .0)]
     Timeout(String),
     /// It answered, but no review could be read from the answer.
-    #[error("judge_invalid_output: {0}")]
+    #[error("{}: {}", ErrorCode::JudgeInvalidOutput, .0)]
     InvalidOutput(String),
     /// It exited with an error.
-    #[error("judge_failed: {0}")]
+    #[error("{}: {}", ErrorCode::JudgeFailed, .0)]
     Failed(String),
 }
 
 impl JudgeError {
-    /// The stable code.
-    pub fn code(&self) -> &'static str {
+    /// The stable code, from the crate's one table of codes.
+    pub fn kind(&self) -> ErrorCode {
         match self {
-            JudgeError::Unavailable(_) => "judge_unavailable",
-            JudgeError::Timeout(_) => "judge_timeout",
-            JudgeError::InvalidOutput(_) => "judge_invalid_output",
-            JudgeError::Failed(_) => "judge_failed",
+            JudgeError::Unavailable(_) => ErrorCode::JudgeUnavailable,
+            JudgeError::Timeout(_) => ErrorCode::JudgeTimeout,
+            JudgeError::InvalidOutput(_) => ErrorCode::JudgeInvalidOutput,
+            JudgeError::Failed(_) => ErrorCode::JudgeFailed,
         }
+    }
+
+    /// The stable code as text.
+    pub fn code(&self) -> &'static str {
+        self.kind().as_str()
     }
 }
 

@@ -26,7 +26,7 @@ use std::path::Path;
 
 use crate::store::thinking as rows;
 use crate::tools::workspace::Workspace;
-use crate::tools::ToolError;
+use crate::tools::{ErrorCode, ToolError};
 
 use candidates::Candidate;
 use codex::JudgeError;
@@ -53,10 +53,13 @@ pub fn resolve_inside(root: &Path, p: &str) -> Result<String, String> {
     let joined = root.join(p); // an absolute `p` replaces the root, then is checked
     let canonical = joined
         .canonicalize()
-        .map_err(|e| format!("not_found ({e})"))?;
-    let rel = canonical
-        .strip_prefix(root)
-        .map_err(|_| "outside_workspace: it is not under the workspace root".to_string())?;
+        .map_err(|e| format!("{} ({e})", ErrorCode::NotFound))?;
+    let rel = canonical.strip_prefix(root).map_err(|_| {
+        format!(
+            "{}: it is not under the workspace root",
+            ErrorCode::OutsideWorkspace
+        )
+    })?;
     if !canonical.is_file() {
         return Err("not a file".into());
     }

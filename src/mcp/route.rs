@@ -1,0 +1,165 @@
+//! How one row of the registration table becomes an rmcp tool route: the tool's
+//! metadata (schemas derived from its argument and answer types, behaviour hints) and
+//! one call path shared by every tool.
+//!
+//! The call path: parse the arguments ([`Args::parse`], failures are `invalid_argument`),
+//! pick the workspace they address ([`Args::root`]), run the tool function on
+//! `spawn_blocking`, turn its answer into a result ([`Answer::into_result`]). Any
+//! [`ToolError`] becomes a tool result with `isError: true` whose text starts with its
+//! [`crate::tools::ErrorCode`], never a JSON-RPC error. Nothing here knows a tool by name.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, RwLock};
+
+use rmcp::handler::server::common::schema_for_type;
+use rmcp::handler::server::router::tool::ToolRoute;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations,
+};
+
+use super::answers::Answer;
+use super::arguments::Args;
+use super::Server;
+use crate::tools::workspace::Workspace;
+use crate::tools::ToolError;
+
+/// A tool's behaviour hints (the MCP `annotations`). `destructive` is left out of the
+/// listing when `None`, which clients read as "not applicable" for read-only tools.
+#[derive(Debug, Clone, Copy)]
+pub struct Hints {
+    /// The tool changes nothing.
+    pub read_only: bool,
+    /// A write may overwrite or drop what was there.
+    pub destructive: Option<bool>,
+    /// Calling again with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// The tool reaches beyond the workspace (another program, the network).
+    pub open_world: bool,
+}
+
+/// Reads the index and files only.
+pub const READ_ONLY: Hints = Hints {
+    read_only: true,
+    destructive: None,
+    idempotent: true,
+    open_world: false,
+};
+
+/// Writes (a document, a record, the default workspace) without dropping anything.
+pub const WRITES: Hints = Hints {
+    read_only: false,
+    destructive: Some(false),
+    idempotent: true,
+    open_world: false,
+};
+
+/// Replaces what was stored before with the arguments.
+pub const REPLACES: Hints = Hints {
+    read_only: false,
+    destructive: Some(true),
+    idempotent: true,
+    open_world: false,
+};
+
+impl From<Hints> for ToolAnnotations {
+    fn from(h: Hints) -> ToolAnnotations {
+        ToolAnnotations::from_raw(
+            None,
+            Some(h.read_only),
+            h.destructive,
+            Some(h.idempotent),
+            Some(h.open_world),
+        )
+    }
+}
+
+/// What a tool function runs with, on the blocking pool.
+pub struct Call {
+    /// The workspace the call addresses: the default one, or the arguments' root.
+    pub ws: Arc<Workspace>,
+    /// The default workspace as the call began.
+    pub default: Arc<Workspace>,
+    /// The server's default workspace, shared by all its clones (`set_workspace_root`
+    /// moves it with [`Call::make_default`]).
+    default_slot: Arc<RwLock<Arc<Workspace>>>,
+    /// How many saved work entries the LRU keeps.
+    pub work_capacity: usize,
+}
+
+impl Call {
+    /// Makes the call's workspace the server's default for later calls.
+    ///
+    /// Errors: `internal` when the lock is poisoned.
+    pub fn make_default(&self) -> Result<(), ToolError> {
+        let mut slot = self
+            .default_slot
+            .write()
+            .map_err(|_| ToolError::Internal("default workspace lock poisoned".into()))?;
+        *slot = Arc::clone(&self.ws);
+        Ok(())
+    }
+}
+
+/// A tool function: the same one the CLI calls, given the call's workspace and the
+/// parsed arguments. Runs on the blocking pool.
+pub type Run<A, R> = fn(&Call, A) -> Result<R, ToolError>;
+
+/// The route of one tool: `name`, `description` and `hints` as listed; `inputSchema`
+/// from `A`'s schema type, `outputSchema` from `R` (absent when `R` has no fixed shape);
+/// a call runs `run`.
+pub fn tool<A: Args, R: Answer>(
+    name: &'static str,
+    hints: Hints,
+    description: &'static str,
+    run: Run<A, R>,
+) -> ToolRoute<Server> {
+    let mut attr =
+        Tool::new(name, description, schema_for_type::<A::Schema>()).annotate(hints.into());
+    attr.output_schema = R::output_schema();
+    ToolRoute::new_dyn(attr, move |cx| dispatch(cx, run))
+}
+
+/// [`tool`] with a human-readable title.
+pub fn titled(mut route: ToolRoute<Server>, title: &'static str) -> ToolRoute<Server> {
+    route.attr.title = Some(title.into());
+    route
+}
+
+/// The future rmcp awaits for one call.
+type Reply<'a> =
+    Pin<Box<dyn Future<Output = Result<CallToolResponse, rmcp::ErrorData>> + Send + 'a>>;
+
+/// Answers one call: a tool failure becomes an `isError` result with the error's text.
+fn dispatch<A: Args, R: Answer>(cx: ToolCallContext<'_, Server>, run: Run<A, R>) -> Reply<'_> {
+    Box::pin(async move {
+        let args = cx.arguments.unwrap_or_default();
+        let result = match call(cx.service, args, run).await {
+            Ok(result) => result,
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+        };
+        Ok(result.into())
+    })
+}
+
+/// Parses the arguments, picks the workspace, runs the tool off the async runtime.
+async fn call<A: Args, R: Answer>(
+    server: &Server,
+    args: JsonObject,
+    run: Run<A, R>,
+) -> Result<CallToolResult, ToolError> {
+    let args = A::parse(args)?;
+    let default = server.default_workspace()?;
+    let ws = server.workspace(&default, args.root())?;
+    let call = Call {
+        ws,
+        default,
+        default_slot: server.default_slot(),
+        work_capacity: server.work_capacity(),
+    };
+    match tokio::task::spawn_blocking(move || run(&call, args)?.into_result()).await {
+        Ok(result) => result,
+        Err(e) => Err(ToolError::Internal(format!("tool task failed: {e}"))),
+    }
+}

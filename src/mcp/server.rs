@@ -1,0 +1,135 @@
+//! The server itself: the workspaces a call may address, the rmcp handler, and the stdio
+//! loop. Tools are not named here; they come from the table in the parent module.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{tool_handler, ServerHandler, ServiceExt};
+
+use crate::index::IndexOptions;
+use crate::tools::work;
+use crate::tools::workspace::Workspace;
+use crate::tools::ToolError;
+
+/// The server: the default workspace plus any opened through `workspaceRoot`.
+///
+/// The default workspace can be switched at run time (`set_workspace_root`), so it
+/// sits behind a lock shared by every clone of the server; a call takes its `Arc`
+/// once at the start and keeps working on that workspace even if the default moves
+/// meanwhile. Every workspace opened stays in `others` (keyed by canonical root), so
+/// switching back reuses it, with the database it was opened with.
+#[derive(Clone)]
+pub struct Server {
+    default: Arc<RwLock<Arc<Workspace>>>,
+    options: IndexOptions,
+    others: Arc<Mutex<HashMap<PathBuf, Arc<Workspace>>>>,
+    /// How many saved work entries the LRU keeps (seed 002).
+    work_capacity: usize,
+    tool_router: ToolRouter<Self>,
+}
+
+impl Server {
+    /// A server over `ws`; `options` are used for workspaces opened later.
+    pub fn new(ws: Arc<Workspace>, options: IndexOptions) -> Server {
+        let mut others = HashMap::new();
+        others.insert(ws.root().to_path_buf(), Arc::clone(&ws));
+        Server {
+            default: Arc::new(RwLock::new(ws)),
+            options,
+            others: Arc::new(Mutex::new(others)),
+            work_capacity: work::DEFAULT_CAPACITY,
+            tool_router: super::routes(),
+        }
+    }
+
+    /// Sets how many saved work entries the LRU keeps (at least 1).
+    pub fn with_work_capacity(mut self, capacity: usize) -> Server {
+        self.work_capacity = capacity.max(1);
+        self
+    }
+
+    /// How many saved work entries the LRU keeps.
+    pub(super) fn work_capacity(&self) -> usize {
+        self.work_capacity
+    }
+
+    /// The lock holding the default workspace, shared by every clone of the server.
+    pub(super) fn default_slot(&self) -> Arc<RwLock<Arc<Workspace>>> {
+        Arc::clone(&self.default)
+    }
+
+    /// The current default workspace.
+    pub(super) fn default_workspace(&self) -> Result<Arc<Workspace>, ToolError> {
+        self.default
+            .read()
+            .map(|ws| Arc::clone(&ws))
+            .map_err(|_| ToolError::Internal("default workspace lock poisoned".into()))
+    }
+
+    /// The workspace a call addresses: `default`, or `root` (opened once, with its own
+    /// database).
+    ///
+    /// Errors: `not_found` when `root` is not a directory; opening errors of a new one.
+    pub(super) fn workspace(
+        &self,
+        default: &Arc<Workspace>,
+        root: Option<&str>,
+    ) -> Result<Arc<Workspace>, ToolError> {
+        let Some(root) = root else {
+            return Ok(Arc::clone(default));
+        };
+        // A relative root (seed 001's `path: "."`) is taken from the server's workspace.
+        let canonical = default
+            .root()
+            .join(root)
+            .canonicalize()
+            .map_err(|e| ToolError::NotFound(format!("workspace root {root}: {e}")))?;
+        if canonical == default.root() {
+            return Ok(Arc::clone(default));
+        }
+        let mut others = self
+            .others
+            .lock()
+            .map_err(|_| ToolError::Internal("workspace table poisoned".into()))?;
+        if let Some(ws) = others.get(&canonical) {
+            return Ok(Arc::clone(ws));
+        }
+        // Another root never shares the server's --db file: it gets its own.
+        let ws = Arc::new(Workspace::open(&canonical, None, self.options.clone())?);
+        others.insert(canonical, Arc::clone(&ws));
+        Ok(ws)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "constellation",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "Constellation indexes this workspace into SQLite. Call \
+                 constellation_get_graph_summary first for the shape of the codebase.",
+            )
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes the stream. The handshake is
+/// answered at once; a background task brings the index up to date meanwhile (tool
+/// calls wait for it through the workspace's index lock).
+pub async fn serve_stdio(server: Server) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let warm = server.default_workspace()?;
+    tokio::task::spawn_blocking(move || {
+        if let Err(e) = warm.refresh(false, &|_| {}) {
+            tracing::warn!("background index failed: {e}");
+        }
+    });
+    let service = server.serve(rmcp::transport::stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}
