@@ -113,7 +113,7 @@ enum Command {
         #[arg(
             long,
             env = "CONSTELLATION_WORK_CAPACITY",
-            default_value_t = constellation::tools::work::DEFAULT_CAPACITY,
+            default_value_t = constellation::memory::work::DEFAULT_CAPACITY,
             value_parser = clap::builder::ValueParser::new(
                 clap::builder::TypedValueParser::map(
                     clap::value_parser!(u32).range(1..=100_000),

@@ -21,6 +21,9 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::index::IndexOptions;
+use crate::memory::tasks::{self, MarkDoneArgs, SessionArgs, TasksAnswer, UpdateTasksArgs};
+use crate::memory::thinking::{self, ThinkingResponse, ThoughtArgs};
+use crate::memory::work::{self, GetWorkArgs, SaveWorkArgs};
 use crate::tools::drill::{
     self, CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs,
 };
@@ -30,10 +33,7 @@ use crate::tools::inspect::{self, InspectArgs};
 use crate::tools::query::{self, QueryArgs};
 use crate::tools::summarize::{self, SummarizeArgs, SummarizeResponse};
 use crate::tools::summary::{self, SummaryResponse};
-use crate::tools::tasks::{self, MarkDoneArgs, SessionArgs, TasksAnswer, UpdateTasksArgs};
-use crate::tools::thinking::{self, ThinkingResponse, ThoughtArgs};
 use crate::tools::window::{self, OpenWindowArgs};
-use crate::tools::work::{self, GetWorkArgs, SaveWorkArgs};
 use crate::tools::workspace::Workspace;
 use crate::tools::workspace_root::{self, SetWorkspaceRootArgs};
 use crate::tools::ToolError;
@@ -305,7 +305,7 @@ impl Server {
     /// Seed 002: replace a checklist (sub)tree.
     #[tool(
         name = "update_tasks",
-        description = "Create or replace the hierarchical task list of a session (sessionId). path \"/\" (default) replaces the whole list; \"/a/b\" replaces the children of task b under top-level task a. Each task: taskId (1-20 chars, none of / \\ : * ? \" < > |, unique among siblings), description (1-1000 chars), status TODO (default) or DONE, children. Stored in the index database: survives restarts and is shared with other processes. Returns the whole tree (text: \u{2713} DONE, \u{25cb} TODO).",
+        description = "Create or replace the hierarchical task list of a session (sessionId). path \"/\" (default) replaces the whole list; \"/a/b\" replaces the children of task b under top-level task a. Each task: taskId (1-20 chars, none of / \\ : * ? \" < > |, unique among siblings), description (1-1000 chars), status TODO (default) or DONE, children. Stored in the agent-memory database beside the index: survives restarts, is shared with other processes, and never waits for an index run. Returns the whole tree (text: \u{2713} DONE, \u{25cb} TODO).",
         input_schema = input_schema::<UpdateTasksArgs>(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
@@ -313,7 +313,7 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<CallToolResult, String> {
-        self.on_store(args, |store, a: UpdateTasksArgs| {
+        self.on_memory(args, |store, a: UpdateTasksArgs| {
             tasks_result(tasks::update_tasks(store, &a)?)
         })
         .await
@@ -330,7 +330,7 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<CallToolResult, String> {
-        self.on_store(args, |store, a: SessionArgs| {
+        self.on_memory(args, |store, a: SessionArgs| {
             tasks_result(tasks::get_all_tasks(store, &a)?)
         })
         .await
@@ -347,7 +347,7 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<CallToolResult, String> {
-        self.on_store(args, |store, a: MarkDoneArgs| {
+        self.on_memory(args, |store, a: MarkDoneArgs| {
             tasks_result(tasks::mark_task_as_done(store, &a)?)
         })
         .await
@@ -356,7 +356,7 @@ impl Server {
     /// Seed 002: save a hand-off.
     #[tool(
         name = "save_current_work_info",
-        description = "Save a work hand-off for another agent or a later session: work_summarize (1-5000 chars), work_description (1-200 chars), optional sessionId whose task tree is snapshotted with it (saving again with the same sessionId replaces that entry). Returns workId (8 digits), message and ISO timestamp. Kept in an LRU of the most recently used entries (10 by default, --work-capacity) in the index database.",
+        description = "Save a work hand-off for another agent or a later session: work_summarize (1-5000 chars), work_description (1-200 chars), optional sessionId whose task tree is snapshotted with it (saving again with the same sessionId replaces that entry). Returns workId (8 digits), message and ISO timestamp. Kept in an LRU of the most recently used entries (10 by default, --work-capacity) in the agent-memory database beside the index.",
         input_schema = input_schema::<SaveWorkArgs>(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
@@ -365,7 +365,7 @@ impl Server {
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<Json<work::SaveWorkAnswer>, String> {
         let capacity = self.work_capacity;
-        self.on_store(args, move |store, a: SaveWorkArgs| {
+        self.on_memory(args, move |store, a: SaveWorkArgs| {
             work::save_current_work_info(store, capacity, &a)
         })
         .await
@@ -383,7 +383,7 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<Json<work::RecentWorks>, String> {
-        self.on_store(args, |store, _: NoArgs| work::get_recent_works_info(store))
+        self.on_memory(args, |store, _: NoArgs| work::get_recent_works_info(store))
             .await
             .map(Json)
     }
@@ -399,7 +399,7 @@ impl Server {
         &self,
         Parameters(args): Parameters<JsonObject>,
     ) -> Result<Json<work::WorkInfo>, String> {
-        self.on_store(args, |store, a: GetWorkArgs| {
+        self.on_memory(args, |store, a: GetWorkArgs| {
             work::get_work_by_id(store, &a)
         })
         .await
@@ -409,7 +409,7 @@ impl Server {
     #[tool(
         name = "sequentialthinking",
         title = "Sequential Thinking",
-        description = "A detailed tool for dynamic and reflective problem-solving through thoughts, compatible with the reference sequential-thinking server: send one thought at a time (thoughtNumber, totalThoughts, nextThoughtNeeded; isRevision/revisesThought to revise, branchFromThought/branchId to branch, needsMoreThoughts). The answer has thoughtNumber, totalThoughts (raised to thoughtNumber when exceeded), nextThoughtNeeded, branches, thoughtHistoryLength and sessionId. History is kept per session in the index database and survives restarts: a plain thought 1 starts a session, later thoughts continue the latest one (or the one named by loopId). A thought containing a fenced code block, a unified diff or a ```gan-config JSON block (task, scope diff|paths|workspace, paths, threshold 0-100 default 85, maxCycles 1-10, candidates 1-5, judges [\"internal\", \"codex\"], applyFixes) is audited: the answer's gan holds overall 0-100, dimensions (correctness, completeness, maintainability, safety, tests), verdict pass|revise|reject, review {summary, inline [{path, line, comment}], citations [repo://path:start-end]}, iterations, judge_cards; revise/reject set nextThoughtNeeded to true. The audit session is branchId when given.",
+        description = "A detailed tool for dynamic and reflective problem-solving through thoughts, compatible with the reference sequential-thinking server: send one thought at a time (thoughtNumber, totalThoughts, nextThoughtNeeded; isRevision/revisesThought to revise, branchFromThought/branchId to branch, needsMoreThoughts). The answer has thoughtNumber, totalThoughts (raised to thoughtNumber when exceeded), nextThoughtNeeded, branches, thoughtHistoryLength and sessionId. History is kept per session in the agent-memory database beside the index and survives restarts: a plain thought 1 starts a session, later thoughts continue the latest one (or the one named by loopId). A thought containing a fenced code block, a unified diff or a ```gan-config JSON block (task, scope diff|paths|workspace, paths, threshold 0-100 default 85, maxCycles 1-10, candidates 1-5, judges [\"internal\", \"codex\"], applyFixes) is audited: the answer's gan holds overall 0-100, dimensions (correctness, completeness, maintainability, safety, tests), verdict pass|revise|reject, review {summary, inline [{path, line, comment}], citations [repo://path:start-end]}, iterations, judge_cards; revise/reject set nextThoughtNeeded to true. The audit session is branchId when given.",
         input_schema = input_schema::<ThoughtArgs>(),
         output_schema = rmcp::handler::server::common::schema_for_output::<ThinkingResponse>(),
         annotations(
@@ -640,17 +640,17 @@ impl Server {
         blocking(move || to_result(&run(&ws, &args)?)).await
     }
 
-    /// Runs a tool that works on the default workspace's database (seed 002): parse
-    /// the arguments, then `run` off the async runtime.
-    async fn on_store<A, T, F>(&self, args: JsonObject, run: F) -> Result<T, String>
+    /// Runs a tool that works on the default workspace's agent-memory database (seed
+    /// 002): parse the arguments, then `run` off the async runtime.
+    async fn on_memory<A, T, F>(&self, args: JsonObject, run: F) -> Result<T, String>
     where
         A: DeserializeOwned + Send + 'static,
         T: Send + 'static,
-        F: FnOnce(&crate::store::Store, A) -> Result<T, ToolError> + Send + 'static,
+        F: FnOnce(&crate::memory::MemoryStore, A) -> Result<T, ToolError> + Send + 'static,
     {
         let args: A = parse_args(args).map_err(|e| e.to_string())?;
         let ws = self.workspace(None).map_err(|e| e.to_string())?;
-        blocking(move || run(ws.store(), args)).await
+        blocking(move || run(ws.memory(), args)).await
     }
 
     /// Runs a drill-down tool: parse arguments, refresh the index, take the snapshot.

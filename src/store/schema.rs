@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/006_call_resolution.sql"),
     include_str!("../../schema/007_native_calls.sql"),
     include_str!("../../schema/008_scip.sql"),
+    include_str!("../../schema/009_memory_moved.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

@@ -1,5 +1,7 @@
 //! The tools: one function per tool, shared by the CLI and the MCP server so both give
-//! the same answer. Tools call `index`, `graph` and `store`; they know nothing of MCP.
+//! the same answer. Tools call `index`, `graph`, `store` and `memory`; they know nothing
+//! of MCP. The agent-memory tools (tasks, work hand-offs, sequential thinking) live in
+//! `memory`, beside their database.
 
 pub mod audit;
 pub mod docs;
@@ -12,10 +14,7 @@ pub mod paths;
 pub mod query;
 pub mod summarize;
 pub mod summary;
-pub mod tasks;
-pub mod thinking;
 pub mod window;
-pub mod work;
 pub mod workspace;
 pub mod workspace_root;
 
@@ -50,6 +49,9 @@ pub enum ToolError {
     /// The database could not be used.
     #[error("database_error: {0}")]
     Store(#[from] StoreError),
+    /// The agent-memory database could not be used (same code as the index's).
+    #[error("database_error: {0}")]
+    Memory(#[from] crate::memory::MemoryError),
     /// A defect: a task panicked or was cancelled.
     #[error("internal: {0}")]
     Internal(String),
@@ -90,7 +92,7 @@ impl ToolError {
             ToolError::NoSeeds(_) => "no_seeds",
             ToolError::BudgetTooSmall(_) => "budget_too_small",
             ToolError::Index(_) => "index_failed",
-            ToolError::Store(_) => "database_error",
+            ToolError::Store(_) | ToolError::Memory(_) => "database_error",
             ToolError::Internal(_) => "internal",
             ToolError::Judge(e) => e.code(),
             ToolError::OutsideWorkspace(_) => "outside_workspace",
