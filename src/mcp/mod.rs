@@ -594,7 +594,7 @@ impl Server {
     /// SPEC 5.6: read-only SQL over the index.
     #[tool(
         name = "query_index",
-        description = "Run one read-only SQL statement over the index and get columns and rows. Tables: files, nodes, edges, refs, index_runs, meta, file_docs; views: file_imports, call_edges, symbols, file_symbol_counts, hubs, unresolved_refs (every column is documented in schema/*.sql). At most `limit` rows (default 1000, max 10000; truncated says when more existed), 5 s per query. Writes (INSERT, UPDATE, DELETE, DDL, ATTACH, writing PRAGMAs) are refused with read_only, a runaway query with query_timeout, bad SQL with invalid_sql.",
+        description = "Run one read-only SQL statement over the index and get columns and rows. Tables: files, nodes, edges, refs, index_runs, meta; views: file_imports, call_edges, symbols, file_symbol_counts, hubs, unresolved_refs. Agent memory is attached read-only as `memory`: tables task_sessions, tasks, work_info, thoughts, audit_sessions, audit_history, file_docs; views open_tasks, recent_works (every column is documented in schema/*.sql and schema/memory/*.sql). At most `limit` rows (default 1000, max 10000; truncated says when more existed), 5 s per query. Writes (INSERT, UPDATE, DELETE, DDL, ATTACH, writing PRAGMAs) are refused with read_only, a runaway query with query_timeout, bad SQL with invalid_sql.",
         input_schema = input_schema::<QueryArgs>(),
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]

@@ -1,6 +1,6 @@
 //! What the file and folder documentation tools share: where a document goes on disk,
-//! how it is saved (atomically, inside the workspace, and in `file_docs`), how a saved
-//! document is judged stale, and small markdown helpers.
+//! how it is saved (atomically, inside the workspace, and in `file_docs` of the memory
+//! database), how a saved document is judged stale, and small markdown helpers.
 //!
 //! Layout on disk (seed 004: `.artifacts/src/<path>/<file_name>.md`):
 //! - the doc of file `DIR/NAME` is `.artifacts/src/DIR/NAME.md` (the file name keeps

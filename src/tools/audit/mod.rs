@@ -11,7 +11,7 @@
 //! ```
 //!
 //! This module prepares a review ([`prepare`]) and finishes it once the session's
-//! iteration is known ([`finish`]); `tools::thinking` records both in one transaction.
+//! iteration is known ([`finish`]); `memory::thinking` records both in one transaction.
 //! It never writes to the workspace.
 
 pub mod candidates;
