@@ -187,7 +187,7 @@ mod tests {
                  INSERT INTO legacy_tasks VALUES ('s', '/b', '', 1, 'b', 'two', 'TODO');",
             )
             .unwrap();
-        let memory = MemoryStore::open(&super::super::db_path(index.path())).unwrap();
+        let memory = MemoryStore::open(&crate::memory::db_path(index.path())).unwrap();
 
         // Another process holds the index write lock (an index run): the rows are
         // copied, the tables stay.
