@@ -19,6 +19,7 @@ pub mod graph;
 pub mod index;
 pub mod lang;
 pub mod mcp;
+pub mod memory;
 pub mod store;
 pub mod tools;
 pub mod walk;

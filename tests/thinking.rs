@@ -400,7 +400,7 @@ fn a_session_survives_a_restart() {
     assert_eq!(three["nextThoughtNeeded"], false);
     drop(c);
 
-    let conn = common::open_db(&db);
+    let conn = common::open_memory_db(&db);
     assert_eq!(
         common::strings(
             &conn,
@@ -439,7 +439,7 @@ fn a_corrupt_session_row_starts_a_new_session() {
         assert_eq!(r["gan"]["iterations"], 1);
     }
     {
-        let conn = rusqlite::Connection::open(&db).unwrap();
+        let conn = rusqlite::Connection::open(constellation::memory::db_path(&db)).unwrap();
         conn.execute(
             "UPDATE audit_sessions SET config = '{not json' WHERE id = 'refunds'",
             [],
@@ -468,7 +468,7 @@ fn a_corrupt_session_row_starts_a_new_session() {
         .unwrap()
         .contains("could not be read"));
     drop(c);
-    let conn = common::open_db(&db);
+    let conn = common::open_memory_db(&db);
     let ids = common::strings(&conn, "SELECT id FROM audit_sessions ORDER BY id");
     assert_eq!(ids.len(), 2);
     assert_eq!(ids[0], "refunds");

@@ -11,16 +11,16 @@ use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde::Serialize;
 
+use crate::memory::tasks::TasksAnswer;
+use crate::memory::thinking::ThinkingResponse;
+use crate::memory::work::{RecentWorks, SaveWorkAnswer, WorkInfo};
 use crate::tools::file_info::FileInfoResponse;
 use crate::tools::folder_info::FolderInfoResponse;
 use crate::tools::inspect::InspectResponse;
 use crate::tools::query::QueryResponse;
 use crate::tools::summarize::{Rendered, SummarizeResponse};
 use crate::tools::summary::SummaryResponse;
-use crate::tools::tasks::TasksAnswer;
-use crate::tools::thinking::ThinkingResponse;
 use crate::tools::window::OpenWindowResponse;
-use crate::tools::work::{RecentWorks, SaveWorkAnswer, WorkInfo};
 use crate::tools::workspace_root::SetWorkspaceRootResponse;
 use crate::tools::ToolError;
 

@@ -9,15 +9,15 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+use crate::memory::tasks::{MarkDoneArgs, SessionArgs, UpdateTasksArgs};
+use crate::memory::thinking::{self, ThoughtArgs, ThoughtInput};
+use crate::memory::work::{GetWorkArgs, SaveWorkArgs};
 use crate::tools::drill::{CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs};
 use crate::tools::file_info::{FileInfoArgs, ReportFileInfoArgs};
 use crate::tools::folder_info::{FolderInfoArgs, ReportFolderInfoArgs};
 use crate::tools::inspect::InspectArgs;
 use crate::tools::query::QueryArgs;
 use crate::tools::summarize::SummarizeArgs;
-use crate::tools::tasks::{MarkDoneArgs, SessionArgs, UpdateTasksArgs};
-use crate::tools::thinking::{self, ThoughtArgs, ThoughtInput};
-use crate::tools::work::{GetWorkArgs, SaveWorkArgs};
 use crate::tools::workspace_root::SetWorkspaceRootArgs;
 use crate::tools::ToolError;
 

@@ -29,6 +29,9 @@ use std::sync::Arc;
 use rmcp::handler::server::router::tool::ToolRouter;
 
 use crate::graph::SymbolGraph;
+use crate::memory::tasks::{self, MarkDoneArgs, SessionArgs, UpdateTasksArgs};
+use crate::memory::thinking::{self, ThoughtInput};
+use crate::memory::work::{self, GetWorkArgs, SaveWorkArgs};
 use crate::tools::drill::{
     self, CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs,
 };
@@ -38,10 +41,7 @@ use crate::tools::inspect::{self, InspectArgs};
 use crate::tools::query::{self, QueryArgs};
 use crate::tools::summarize::{self, SummarizeArgs};
 use crate::tools::summary;
-use crate::tools::tasks::{self, MarkDoneArgs, SessionArgs, UpdateTasksArgs};
-use crate::tools::thinking::{self, ThoughtInput};
 use crate::tools::window::{self, OpenWindowArgs};
-use crate::tools::work::{self, GetWorkArgs, SaveWorkArgs};
 use crate::tools::workspace::Workspace;
 use crate::tools::workspace_root::{self, SetWorkspaceRootArgs};
 use crate::tools::ToolError;
@@ -118,46 +118,46 @@ fn routes() -> ToolRouter<Server> {
         tool(
             "update_tasks",
             REPLACES,
-            "Create or replace the hierarchical task list of a session (sessionId). path \"/\" (default) replaces the whole list; \"/a/b\" replaces the children of task b under top-level task a. Each task: taskId (1-20 chars, none of / \\ : * ? \" < > |, unique among siblings), description (1-1000 chars), status TODO (default) or DONE, children. Stored in the index database: survives restarts and is shared with other processes. Returns the whole tree (text: \u{2713} DONE, \u{25cb} TODO).",
-            |c, a: UpdateTasksArgs| tasks::update_tasks(c.ws.store(), &a),
+            "Create or replace the hierarchical task list of a session (sessionId). path \"/\" (default) replaces the whole list; \"/a/b\" replaces the children of task b under top-level task a. Each task: taskId (1-20 chars, none of / \\ : * ? \" < > |, unique among siblings), description (1-1000 chars), status TODO (default) or DONE, children. Stored in the agent-memory database beside the index: survives restarts, is shared with other processes, and never waits for an index run. Returns the whole tree (text: \u{2713} DONE, \u{25cb} TODO).",
+            |c, a: UpdateTasksArgs| tasks::update_tasks(c.ws.memory(), &a),
         ),
         tool(
             "get_all_tasks",
             READ_ONLY,
             "The whole hierarchical task list of a session: as an indented text tree (\u{2713} DONE, \u{25cb} TODO) and as JSON (tasks, taskCount, doneCount). A session without tasks answers an empty list.",
-            |c, a: SessionArgs| tasks::get_all_tasks(c.ws.store(), &a),
+            |c, a: SessionArgs| tasks::get_all_tasks(c.ws.memory(), &a),
         ),
         tool(
             "mark_task_as_done",
             WRITES,
             "Mark one task of a session DONE (the first with that taskId, depth first); its children are not changed. Returns the whole tree. Unknown ids give not_found naming the id.",
-            |c, a: MarkDoneArgs| tasks::mark_task_as_done(c.ws.store(), &a),
+            |c, a: MarkDoneArgs| tasks::mark_task_as_done(c.ws.memory(), &a),
         ),
         tool(
             "save_current_work_info",
             EVICTS,
-            "Save a work hand-off for another agent or a later session: work_summarize (1-5000 chars), work_description (1-200 chars), optional sessionId whose task tree is snapshotted with it (saving again with the same sessionId replaces that entry). Returns workId (8 digits), message and ISO timestamp. Kept in an LRU of the most recently used entries (10 by default, --work-capacity) in the index database.",
-            |c, a: SaveWorkArgs| work::save_current_work_info(c.ws.store(), c.work_capacity, &a),
+            "Save a work hand-off for another agent or a later session: work_summarize (1-5000 chars), work_description (1-200 chars), optional sessionId whose task tree is snapshotted with it (saving again with the same sessionId replaces that entry). Returns workId (8 digits), message and ISO timestamp. Kept in an LRU of the most recently used entries (10 by default, --work-capacity) in the agent-memory database beside the index.",
+            |c, a: SaveWorkArgs| work::save_current_work_info(c.ws.memory(), c.work_capacity, &a),
         ),
         tool(
             "get_recent_works_info",
             READ_ONLY,
             "The saved work hand-offs, most recently used first: workId, work_timestamp, work_description each. Does not change the order.",
-            |c, _: NoArgs| work::get_recent_works_info(c.ws.store()),
+            |c, _: NoArgs| work::get_recent_works_info(c.ws.memory()),
         ),
         // Reading an entry makes it the most recently used: a write.
         tool(
             "get_work_by_id",
             WRITES,
             "One saved work hand-off by its 8-digit workId: work_timestamp, work_description, work_summarize, and work_tasks (the task tree as it was when saved, if saved with a session). Makes it the most recently used.",
-            |c, a: GetWorkArgs| work::get_work_by_id(c.ws.store(), &a),
+            |c, a: GetWorkArgs| work::get_work_by_id(c.ws.memory(), &a),
         ),
         // ---- Seed 003: sequential thinking with code audits ----
         titled(
             tool(
                 "sequentialthinking",
                 THINKS,
-                "A detailed tool for dynamic and reflective problem-solving through thoughts, compatible with the reference sequential-thinking server: send one thought at a time (thoughtNumber, totalThoughts, nextThoughtNeeded; isRevision/revisesThought to revise, branchFromThought/branchId to branch, needsMoreThoughts). The answer has thoughtNumber, totalThoughts (raised to thoughtNumber when exceeded), nextThoughtNeeded, branches, thoughtHistoryLength and sessionId. History is kept per session in the index database and survives restarts: a plain thought 1 starts a session, later thoughts continue the latest one (or the one named by loopId). A thought containing a fenced code block, a unified diff or a ```gan-config JSON block (task, scope diff|paths|workspace, paths, threshold 0-100 default 85, maxCycles 1-10, candidates 1-5, judges [\"internal\", \"codex\"], applyFixes) is audited: the answer's gan holds overall 0-100, dimensions (correctness, completeness, maintainability, safety, tests), verdict pass|revise|reject, review {summary, inline [{path, line, comment}], citations [repo://path:start-end]}, iterations, judge_cards; revise/reject set nextThoughtNeeded to true. The audit session is branchId when given.",
+                "A detailed tool for dynamic and reflective problem-solving through thoughts, compatible with the reference sequential-thinking server: send one thought at a time (thoughtNumber, totalThoughts, nextThoughtNeeded; isRevision/revisesThought to revise, branchFromThought/branchId to branch, needsMoreThoughts). The answer has thoughtNumber, totalThoughts (raised to thoughtNumber when exceeded), nextThoughtNeeded, branches, thoughtHistoryLength and sessionId. History is kept per session in the agent-memory database beside the index and survives restarts: a plain thought 1 starts a session, later thoughts continue the latest one (or the one named by loopId). A thought containing a fenced code block, a unified diff or a ```gan-config JSON block (task, scope diff|paths|workspace, paths, threshold 0-100 default 85, maxCycles 1-10, candidates 1-5, judges [\"internal\", \"codex\"], applyFixes) is audited: the answer's gan holds overall 0-100, dimensions (correctness, completeness, maintainability, safety, tests), verdict pass|revise|reject, review {summary, inline [{path, line, comment}], citations [repo://path:start-end]}, iterations, judge_cards; revise/reject set nextThoughtNeeded to true. The audit session is branchId when given.",
                 |c, a: ThoughtInput| thinking::sequential_thinking(&c.ws, a, FRESHNESS_WINDOW),
             ),
             "Sequential Thinking",
@@ -217,7 +217,7 @@ fn routes() -> ToolRouter<Server> {
         tool(
             "query_index",
             READ_ONLY,
-            "Run one read-only SQL statement over the index and get columns and rows. Tables: files, nodes, edges, refs, index_runs, meta, file_docs; views: file_imports, call_edges, symbols, file_symbol_counts, hubs, unresolved_refs (every column is documented in schema/*.sql). At most `limit` rows (default 1000, max 10000; truncated says when more existed), 5 s per query. Writes (INSERT, UPDATE, DELETE, DDL, ATTACH, writing PRAGMAs) are refused with read_only, a runaway query with query_timeout, bad SQL with invalid_sql.",
+            "Run one read-only SQL statement over the index and get columns and rows. Tables: files, nodes, edges, refs, index_runs, meta; views: file_imports, call_edges, symbols, file_symbol_counts, hubs, unresolved_refs. Agent memory is attached read-only as `memory`: tables task_sessions, tasks, work_info, thoughts, audit_sessions, audit_history, file_docs; views open_tasks, recent_works (every column is documented in schema/*.sql and schema/memory/*.sql). At most `limit` rows (default 1000, max 10000; truncated says when more existed), 5 s per query. Writes (INSERT, UPDATE, DELETE, DDL, ATTACH, writing PRAGMAs) are refused with read_only, a runaway query with query_timeout, bad SQL with invalid_sql.",
             |c, a: QueryArgs| {
                 c.ws.refresh_within(FRESHNESS_WINDOW)?;
                 query::query_index(c.ws.store().path(), &a)

@@ -10,7 +10,7 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool_handler, ServerHandler, ServiceExt};
 
 use crate::index::IndexOptions;
-use crate::tools::work;
+use crate::memory::work;
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 

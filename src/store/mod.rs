@@ -1,15 +1,17 @@
-//! SQLite storage: the connection pool, migrations from `schema/`, and typed reads and
-//! writes of the index.
+//! SQLite storage of the code index: the connection pool, migrations from `schema/`,
+//! and typed reads and writes of the index.
 //!
-//! Owns every SQL statement of the crate except the ad-hoc ones a user types. Knows
-//! nothing of MCP or of graph algorithms; hands plain rows to the layers above.
+//! Owns every SQL statement over the index database except the ad-hoc ones a user
+//! types; agent memory (tasks, work hand-offs, thoughts, saved documents) has its own
+//! database and its SQL is in `memory`. Knows nothing of MCP or of graph algorithms;
+//! hands plain rows to the layers above.
 
 mod error;
 mod schema;
 
 use error::classify;
 pub use error::StoreError;
-pub use schema::{current_schema, SCHEMA_VERSION};
+pub use schema::{current_schema, render_schema, SCHEMA_VERSION};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -155,6 +157,31 @@ impl Store {
         Ok(self.pool.get()?)
     }
 
+    /// Drops the agent-memory tables an older build kept here (renamed `legacy_*` by
+    /// migration 009) and their counter in `meta`, once `memory::upgrade` has copied
+    /// their rows. Waits at most 1 s for the write lock: an index run elsewhere makes
+    /// it fail with `database is locked`, and it is tried again at the next open.
+    pub fn drop_legacy_memory(&self) -> Result<(), StoreError> {
+        let mut conn = self.conn()?;
+        conn.busy_timeout(Duration::from_secs(1))?;
+        let dropped = (|| {
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            tx.execute_batch(
+                "DROP TABLE IF EXISTS legacy_tasks;
+                 DROP TABLE IF EXISTS legacy_task_sessions;
+                 DROP TABLE IF EXISTS legacy_work_info;
+                 DROP TABLE IF EXISTS legacy_audit_history;
+                 DROP TABLE IF EXISTS legacy_audit_sessions;
+                 DROP TABLE IF EXISTS legacy_thoughts;
+                 DROP TABLE IF EXISTS legacy_file_docs;
+                 DELETE FROM meta WHERE key = 'work_access_seq';",
+            )?;
+            tx.commit()
+        })();
+        conn.busy_timeout(Duration::from_secs(10))?;
+        Ok(dropped?)
+    }
+
     /// The generation counter: bumped by every index run that changed the index.
     pub fn generation(&self) -> Result<i64, StoreError> {
         Ok(read_generation(&*self.conn()?)?)
@@ -197,10 +224,9 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+pub mod audit;
 pub mod docs;
 pub mod export;
 pub mod files;
 pub mod graph;
 pub mod scip;
-pub mod thinking;
-pub mod work;

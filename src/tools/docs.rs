@@ -1,6 +1,6 @@
 //! What the file and folder documentation tools share: where a document goes on disk,
-//! how it is saved (atomically, inside the workspace, and in `file_docs`), how a saved
-//! document is judged stale, and small markdown helpers.
+//! how it is saved (atomically, inside the workspace, and in `file_docs` of the memory
+//! database), how a saved document is judged stale, and small markdown helpers.
 //!
 //! Layout on disk (seed 004: `.artifacts/src/<path>/<file_name>.md`):
 //! - the doc of file `DIR/NAME` is `.artifacts/src/DIR/NAME.md` (the file name keeps
@@ -15,7 +15,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::store::docs::{self as store_docs, DocRow};
+use crate::memory::doc_rows::{self, DocRow};
 use crate::tools::paths;
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
@@ -91,8 +91,8 @@ pub fn existing(
     rel: &str,
     current_digest: &str,
 ) -> Result<Option<ExistingDoc>, ToolError> {
-    let conn = ws.store().conn()?;
-    Ok(store_docs::get_doc(&conn, kind, rel)?.map(|d| ExistingDoc {
+    let conn = ws.memory().conn()?;
+    Ok(doc_rows::get_doc(&conn, kind, rel)?.map(|d| ExistingDoc {
         stale: d.digest != current_digest,
         saved_at: d.saved_at,
         artifact_path: d.artifact_path,
@@ -123,8 +123,8 @@ pub fn save(
     let target = paths::write_atomic(&abs_dir, &name, markdown.as_bytes())?;
     let saved_at = now();
     let artifact_path = format!("{dir}/{name}");
-    let conn = ws.store().conn()?;
-    store_docs::put_doc(
+    let conn = ws.memory().conn()?;
+    doc_rows::put_doc(
         &conn,
         &DocRow {
             kind: kind.into(),

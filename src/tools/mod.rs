@@ -1,5 +1,7 @@
 //! The tools: one function per tool, shared by the CLI and the MCP server so both give
-//! the same answer. Tools call `index`, `graph` and `store`; they know nothing of MCP.
+//! the same answer. Tools call `index`, `graph`, `store` and `memory`; they know nothing
+//! of MCP. The agent-memory tools (tasks, work hand-offs, sequential thinking) live in
+//! `memory`, beside their database.
 
 pub mod audit;
 pub mod docs;
@@ -12,10 +14,7 @@ pub mod paths;
 pub mod query;
 pub mod summarize;
 pub mod summary;
-pub mod tasks;
-pub mod thinking;
 pub mod window;
-pub mod work;
 pub mod workspace;
 pub mod workspace_root;
 
@@ -154,6 +153,9 @@ pub enum ToolError {
     /// The database could not be used.
     #[error("{}: {}", ErrorCode::DatabaseError, .0)]
     Store(#[from] StoreError),
+    /// The agent-memory database could not be used (same code as the index's).
+    #[error("{}: {}", ErrorCode::DatabaseError, .0)]
+    Memory(#[from] crate::memory::MemoryError),
     /// A defect: a task panicked or was cancelled.
     #[error("{}: {}", ErrorCode::Internal, .0)]
     Internal(String),
@@ -194,7 +196,7 @@ impl ToolError {
             ToolError::NoSeeds(_) => ErrorCode::NoSeeds,
             ToolError::BudgetTooSmall(_) => ErrorCode::BudgetTooSmall,
             ToolError::Index(_) => ErrorCode::IndexFailed,
-            ToolError::Store(_) => ErrorCode::DatabaseError,
+            ToolError::Store(_) | ToolError::Memory(_) => ErrorCode::DatabaseError,
             ToolError::Internal(_) => ErrorCode::Internal,
             ToolError::Judge(e) => e.kind(),
             ToolError::OutsideWorkspace(_) => ErrorCode::OutsideWorkspace,

@@ -1,9 +1,16 @@
 //! `query_index` (SPEC §5.6) and the `constellation sql` command: read-only SQL typed
 //! by a person or an agent, run against the index with guards.
 //!
+//! The agent-memory database (tasks, work hand-offs, thoughts, audits, saved documents;
+//! [`crate::memory::db_path`]) is attached read-only as schema [`MEMORY_SCHEMA`] when it
+//! exists, so `memory.tasks` names its table and an unqualified `tasks` finds it too
+//! (SQLite looks in `main` first, then in attached databases; the index has no table of
+//! those names).
+//!
 //! The guards, from the outside in:
-//! - the connection is opened read-only (`SQLITE_OPEN_READ_ONLY`) with `PRAGMA
-//!   query_only = ON`, and may attach no other database (`SQLITE_LIMIT_ATTACHED` = 0);
+//! - the connection is opened read-only (`SQLITE_OPEN_READ_ONLY`, which the attached
+//!   memory database inherits) with `PRAGMA query_only = ON`, and may attach no other
+//!   database (`SQLITE_LIMIT_ATTACHED` = 0 once the memory database is attached);
 //! - a statement SQLite does not call read-only (`sqlite3_stmt_readonly`) is refused
 //!   before it runs, with `read_only`; only one statement per call;
 //! - a time limit, enforced by SQLite's progress handler (checked every
@@ -31,14 +38,18 @@ pub const MAX_ROW_LIMIT: usize = 10_000;
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(5);
 /// Virtual-machine instructions between two checks of the clock.
 pub const PROGRESS_OPS: i32 = 10_000;
+/// The schema name under which the agent-memory database is attached.
+pub const MEMORY_SCHEMA: &str = "memory";
 
 /// Arguments of `query_index`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QueryArgs {
     /// One read-only SQL statement (SELECT, WITH, EXPLAIN, read-only PRAGMA) over the
-    /// index: tables files, nodes, edges, refs, index_runs, file_docs; views
-    /// file_imports, call_edges, symbols, file_symbol_counts, hubs, unresolved_refs.
+    /// index: tables files, nodes, edges, refs, index_runs; views file_imports,
+    /// call_edges, symbols, file_symbol_counts, hubs, unresolved_refs. Agent memory is
+    /// attached as `memory`: tables task_sessions, tasks, work_info, thoughts,
+    /// audit_sessions, audit_history, file_docs; views open_tasks, recent_works.
     pub sql: String,
     /// At most this many rows (default 1000, at most 10000).
     #[serde(default)]
@@ -84,11 +95,22 @@ pub struct QueryOutcome {
     pub truncated: bool,
 }
 
-/// Opens the database at `db` for user SQL: read-only, `query_only`, no ATTACH.
+/// Opens the database at `db` for user SQL: read-only, `query_only`, with its
+/// agent-memory database attached read-only as `memory` when that file exists, and no
+/// further ATTACH.
 ///
-/// Errors: `database_error` when the file is missing, corrupt or too new.
+/// Errors: `database_error` when the index file is missing, corrupt or too new, or the
+/// memory file cannot be attached.
 pub fn open(db: &Path) -> Result<Connection, ToolError> {
     let conn = crate::store::open_read_only(db)?;
+    let memory = crate::memory::db_path(db);
+    if memory.exists() {
+        conn.execute(
+            &format!("ATTACH DATABASE ?1 AS {MEMORY_SCHEMA}"),
+            [memory.to_string_lossy()],
+        )
+        .map_err(|e| ToolError::Memory(e.into()))?;
+    }
     conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
         .map_err(|e| ToolError::Store(e.into()))?;
     Ok(conn)
@@ -218,7 +240,10 @@ fn sql_error(e: rusqlite::Error, limits: QueryLimits) -> ToolError {
             rusqlite::Error::SqliteFailure(_, Some(msg))
                 if msg.contains("too many attached databases") =>
             {
-                ToolError::ReadOnly("ATTACH is not allowed: only the index can be queried".into())
+                ToolError::ReadOnly(
+                    "ATTACH is not allowed: only the index and its agent memory (attached as `memory`) can be queried"
+                        .into(),
+                )
             }
             other => ToolError::InvalidSql(other.to_string()),
         },

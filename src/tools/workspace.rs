@@ -1,11 +1,13 @@
-//! A workspace: a root directory, its index database, and the graph snapshot cached for
-//! the current index generation.
+//! A workspace: a root directory, its index database, its agent-memory database (beside
+//! the index, see [`crate::memory::db_path`]), and the graph snapshot cached for the
+//! current index generation.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::graph::{FileGraph, SymbolGraph};
 use crate::index::{self, IndexOptions, IndexReport, Progress};
+use crate::memory::{self, MemoryStore};
 use crate::store::{self, Store, StoreError};
 
 use super::ToolError;
@@ -15,6 +17,7 @@ use super::ToolError;
 pub struct Workspace {
     root: PathBuf,
     store: Store,
+    memory: MemoryStore,
     options: IndexOptions,
     /// Serializes index runs of this process (other processes wait on SQLite's lock).
     index_lock: Mutex<()>,
@@ -28,9 +31,12 @@ pub struct Workspace {
 
 impl Workspace {
     /// Opens the workspace at `root` with its database at `db` (default
-    /// `ROOT/.constellation/index.db`). A corrupt database file is moved aside to
+    /// `ROOT/.constellation/index.db`) and the agent-memory database beside it
+    /// ([`memory::db_path`]). A corrupt database file (either) is moved aside to
     /// `NAME.corrupt-UNIXTIME` (with a warning in the log) and a new one is created, so
-    /// the next index run is a fresh scan; nothing is deleted.
+    /// the next index run is a fresh scan; nothing is deleted. Agent memory an older
+    /// build kept in the index database is copied to the memory database here, once
+    /// ([`memory::upgrade::import_from_index`]).
     ///
     /// Errors: `not_found` when the root is not a directory; `database_error` for a
     /// database from a newer build or one that cannot be created.
@@ -51,10 +57,17 @@ impl Workspace {
         let db = db
             .map(Path::to_path_buf)
             .unwrap_or_else(|| index::default_db_path(&root));
-        let store = open_or_recover(&db)?;
+        let store = open_or_recover(&db, Store::open, StoreError::is_corrupt)?;
+        let memory = open_or_recover(
+            &memory::db_path(&db),
+            MemoryStore::open,
+            memory::MemoryError::is_corrupt,
+        )?;
+        memory::upgrade::import_from_index(&memory, &store)?;
         Ok(Workspace {
             root,
             store,
+            memory,
             options,
             index_lock: Mutex::new(()),
             file_graph: Mutex::new(None),
@@ -71,6 +84,11 @@ impl Workspace {
     /// The index database.
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The agent-memory database (tasks, work hand-offs, thoughts, saved documents).
+    pub fn memory(&self) -> &MemoryStore {
+        &self.memory
     }
 
     /// Brings the index up to date with the disk (incrementally; from scratch when
@@ -157,11 +175,20 @@ impl Workspace {
     }
 }
 
-/// Opens the store; moves a corrupt file aside and starts a new one.
-fn open_or_recover(db: &Path) -> Result<Store, ToolError> {
-    match Store::open(db) {
+/// Opens a database with `open`; moves a file that `is_corrupt` says is unusable aside
+/// (with its -wal and -shm) and starts a new one.
+fn open_or_recover<T, E>(
+    db: &Path,
+    open: fn(&Path) -> Result<T, E>,
+    is_corrupt: fn(&E) -> bool,
+) -> Result<T, ToolError>
+where
+    E: std::fmt::Display,
+    ToolError: From<E>,
+{
+    match open(db) {
         Ok(s) => Ok(s),
-        Err(e) if e.is_corrupt() => {
+        Err(e) if is_corrupt(&e) => {
             let stamp = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
@@ -185,10 +212,10 @@ fn open_or_recover(db: &Path) -> Result<Store, ToolError> {
                 }
             }
             tracing::warn!(
-                "{e}; moved it to {} and starting a fresh index",
+                "{e}; moved it to {} and starting a fresh one",
                 aside.display()
             );
-            Ok(Store::open(db)?)
+            Ok(open(db)?)
         }
         Err(e) => Err(e.into()),
     }

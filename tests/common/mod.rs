@@ -93,6 +93,11 @@ pub fn open_db(db: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap()
 }
 
+/// Opens the agent-memory database beside the index database `db` read-only.
+pub fn open_memory_db(db: &Path) -> rusqlite::Connection {
+    open_db(&constellation::memory::db_path(db))
+}
+
 /// One column of strings from a query.
 pub fn strings(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
     let mut stmt = conn.prepare(sql).unwrap();

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! This module prepares a review ([`prepare`]) and finishes it once the session's
-//! iteration is known ([`finish`]); `tools::thinking` records both in one transaction.
+//! iteration is known ([`finish`]); `memory::thinking` records both in one transaction.
 //! It never writes to the workspace.
 
 pub mod candidates;
@@ -24,7 +24,7 @@ pub mod review;
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::store::thinking as rows;
+use crate::memory::thought_rows as rows;
 use crate::tools::workspace::Workspace;
 use crate::tools::{ErrorCode, ToolError};
 
@@ -117,7 +117,7 @@ pub fn prepare(
     session_id: &str,
     thought: &str,
 ) -> Result<Result<Prepared, NotAudited>, ToolError> {
-    let conn = ws.store().conn()?;
+    let conn = ws.memory().conn()?;
     let mut notes = Vec::new();
     let mut rename_corrupt_to = None;
     let stored = rows::audit_session(&conn, session_id)?;
@@ -173,7 +173,8 @@ pub fn prepare(
         .is_some_and(|g| g.changed_paths().iter().any(|p| internal::is_test_path(p)));
     let defined = |names: &[String]| -> HashSet<String> {
         match ws.store().conn() {
-            Ok(c) => rows::defined_names(&c, names.iter().map(String::as_str)).unwrap_or_default(),
+            Ok(c) => crate::store::audit::defined_names(&c, names.iter().map(String::as_str))
+                .unwrap_or_default(),
             Err(_) => HashSet::new(),
         }
     };

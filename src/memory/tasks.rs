@@ -1,8 +1,9 @@
 //! The checklist tools of seed 002: `update_tasks`, `get_all_tasks`,
 //! `mark_task_as_done`, with the contract of the public `checklist-mcp-server`
 //! (hierarchical tasks keyed by `sessionId`, a tree view with ✓ for DONE and ○ for TODO),
-//! but stored in the index database so tasks survive restarts and are shared between
-//! processes. Each call is one transaction ([`WorkTx`]).
+//! but stored in the memory database so tasks survive restarts and are shared between
+//! processes, and a write never waits for an index run. Each call is one transaction
+//! ([`WorkTx`]).
 //!
 //! Validation follows the original server: sessionId 1–100 chars of `[A-Za-z0-9_-]`;
 //! taskId 1–20 chars, none of `/ \ : * ? " < > |`; description 1–1000 chars, not blank;
@@ -15,10 +16,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::store::work::{TaskRow, WorkTx};
-use crate::store::Store;
+use crate::tools::ToolError;
 
-use super::ToolError;
+use super::work_tx::{TaskRow, WorkTx};
+use super::MemoryStore;
 
 /// Longest sessionId, in characters.
 pub const MAX_SESSION_ID: usize = 100;
@@ -352,7 +353,7 @@ pub fn now_iso() -> String {
 /// Errors: `invalid_argument` for a malformed sessionId, path or task (the message
 /// names the task by its index, e.g. `tasks[0].children[1]`); `not_found` when `path`
 /// names no task of the session.
-pub fn update_tasks(store: &Store, args: &UpdateTasksArgs) -> Result<TasksAnswer, ToolError> {
+pub fn update_tasks(store: &MemoryStore, args: &UpdateTasksArgs) -> Result<TasksAnswer, ToolError> {
     validate_session_id(&args.session_id)?;
     let segments = parse_path(args.path.as_deref())?;
     validate_tasks(&args.tasks, "tasks")?;
@@ -395,7 +396,7 @@ pub fn update_tasks(store: &Store, args: &UpdateTasksArgs) -> Result<TasksAnswer
 /// answers an empty tree, not an error, as the original does.
 ///
 /// Errors: `invalid_argument` for a malformed sessionId.
-pub fn get_all_tasks(store: &Store, args: &SessionArgs) -> Result<TasksAnswer, ToolError> {
+pub fn get_all_tasks(store: &MemoryStore, args: &SessionArgs) -> Result<TasksAnswer, ToolError> {
     validate_session_id(&args.session_id)?;
     let mut conn = store.conn()?;
     let tx = WorkTx::read(&mut conn)?;
@@ -426,7 +427,10 @@ fn find_path(tasks: &[Task], task_id: &str, parent: &str) -> Option<String> {
 ///
 /// Errors: `invalid_argument` for a malformed sessionId or taskId; `not_found` when
 /// the session has no tasks or no task has that id (the message names it).
-pub fn mark_task_as_done(store: &Store, args: &MarkDoneArgs) -> Result<TasksAnswer, ToolError> {
+pub fn mark_task_as_done(
+    store: &MemoryStore,
+    args: &MarkDoneArgs,
+) -> Result<TasksAnswer, ToolError> {
     validate_session_id(&args.session_id)?;
     validate_task_id(&args.task_id, "")?;
     let mut conn = store.conn()?;

@@ -1,15 +1,13 @@
-//! Rows of `sequentialthinking` (schema `003_thinking.sql`): thoughts per thinking
-//! session, audit sessions and their review history, plus the one index lookup the
-//! audit needs (which names the index defines).
+//! Rows of `sequentialthinking` in the memory database (`schema/memory/002_thinking.sql`):
+//! thoughts per thinking session, audit sessions and their review history.
 //!
 //! Plain rows in, plain rows out: the JSON columns are stored and returned as text, and
-//! decoding them (and deciding what a corrupt one means) is the caller's business.
-
-use std::collections::HashSet;
+//! decoding them (and deciding what a corrupt one means) is the caller's business. The
+//! index lookups the auditor makes are `store::audit`'s.
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::StoreError;
+use super::MemoryError;
 
 /// A thought to record (the `thoughts` columns but `id`).
 #[derive(Debug, Clone)]
@@ -74,7 +72,7 @@ pub struct ReviewRecord<'a> {
 }
 
 /// The session of the most recently recorded thought, if any.
-pub fn latest_session(conn: &Connection) -> Result<Option<String>, StoreError> {
+pub fn latest_session(conn: &Connection) -> Result<Option<String>, MemoryError> {
     Ok(conn
         .query_row(
             "SELECT session_id FROM thoughts ORDER BY id DESC LIMIT 1",
@@ -85,7 +83,7 @@ pub fn latest_session(conn: &Connection) -> Result<Option<String>, StoreError> {
 }
 
 /// Appends a thought; returns its id.
-pub fn insert_thought(conn: &Connection, t: &ThoughtRecord<'_>) -> Result<i64, StoreError> {
+pub fn insert_thought(conn: &Connection, t: &ThoughtRecord<'_>) -> Result<i64, MemoryError> {
     conn.execute(
         "INSERT INTO thoughts (session_id, thought, thought_number, total_thoughts,
              next_thought_needed, is_revision, revises_thought, branch_from_thought, branch_id,
@@ -111,7 +109,7 @@ pub fn insert_thought(conn: &Connection, t: &ThoughtRecord<'_>) -> Result<i64, S
 }
 
 /// History length and branches of a thinking session.
-pub fn session_state(conn: &Connection, session_id: &str) -> Result<SessionState, StoreError> {
+pub fn session_state(conn: &Connection, session_id: &str) -> Result<SessionState, MemoryError> {
     let history_length: i64 = conn.query_row(
         "SELECT COUNT(*) FROM thoughts WHERE session_id = ?1",
         [session_id],
@@ -133,7 +131,7 @@ pub fn session_state(conn: &Connection, session_id: &str) -> Result<SessionState
 }
 
 /// The audit session `id`, if it exists.
-pub fn audit_session(conn: &Connection, id: &str) -> Result<Option<AuditSessionRow>, StoreError> {
+pub fn audit_session(conn: &Connection, id: &str) -> Result<Option<AuditSessionRow>, MemoryError> {
     Ok(conn
         .query_row(
             "SELECT id, config, last_review, iterations FROM audit_sessions WHERE id = ?1",
@@ -151,7 +149,7 @@ pub fn audit_session(conn: &Connection, id: &str) -> Result<Option<AuditSessionR
 }
 
 /// Every review of the audit session, by iteration.
-pub fn audit_history(conn: &Connection, id: &str) -> Result<Vec<AuditHistoryRow>, StoreError> {
+pub fn audit_history(conn: &Connection, id: &str) -> Result<Vec<AuditHistoryRow>, MemoryError> {
     let mut stmt = conn.prepare(
         "SELECT iteration, thought_number, candidate, overall, verdict FROM audit_history
          WHERE session_id = ?1 ORDER BY iteration",
@@ -172,7 +170,7 @@ pub fn audit_history(conn: &Connection, id: &str) -> Result<Vec<AuditHistoryRow>
 
 /// Renames an audit session (its history follows through `ON UPDATE CASCADE`); used
 /// to keep an unreadable session for inspection while a new one takes its id.
-pub fn rename_audit_session(conn: &Connection, from: &str, to: &str) -> Result<(), StoreError> {
+pub fn rename_audit_session(conn: &Connection, from: &str, to: &str) -> Result<(), MemoryError> {
     conn.execute(
         "UPDATE audit_sessions SET id = ?2 WHERE id = ?1",
         params![from, to],
@@ -181,7 +179,7 @@ pub fn rename_audit_session(conn: &Connection, from: &str, to: &str) -> Result<(
 }
 
 /// The highest iteration recorded for the audit session (0 when none).
-pub fn last_iteration(conn: &Connection, id: &str) -> Result<i64, StoreError> {
+pub fn last_iteration(conn: &Connection, id: &str) -> Result<i64, MemoryError> {
     Ok(conn.query_row(
         "SELECT COALESCE(MAX(iteration), 0) FROM audit_history WHERE session_id = ?1",
         [id],
@@ -191,7 +189,7 @@ pub fn last_iteration(conn: &Connection, id: &str) -> Result<i64, StoreError> {
 
 /// Appends a review to its session, creating the session row when needed, and makes
 /// it the session's last review with `config` as the configuration in force.
-pub fn record_review(conn: &Connection, r: &ReviewRecord<'_>) -> Result<(), StoreError> {
+pub fn record_review(conn: &Connection, r: &ReviewRecord<'_>) -> Result<(), MemoryError> {
     conn.execute(
         "INSERT INTO audit_sessions (id, config, last_review, iterations, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?5)
@@ -218,35 +216,10 @@ pub fn record_review(conn: &Connection, r: &ReviewRecord<'_>) -> Result<(), Stor
     Ok(())
 }
 
-/// Which of `names` the index defines (as `nodes.name` of any symbol, files excluded).
-pub fn defined_names<'n>(
-    conn: &Connection,
-    names: impl IntoIterator<Item = &'n str>,
-) -> Result<HashSet<String>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT 1 FROM nodes WHERE name = ?1 AND kind <> 'file' LIMIT 1")?;
-    let mut found = HashSet::new();
-    for name in names {
-        if stmt.exists([name])? {
-            found.insert(name.to_string());
-        }
-    }
-    Ok(found)
-}
-
-/// Paths of every indexed file, sorted.
-pub fn indexed_paths(conn: &Connection) -> Result<Vec<String>, StoreError> {
-    let mut stmt = conn.prepare("SELECT path FROM files ORDER BY path")?;
-    let rows = stmt
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
-    Ok(rows)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
+    use crate::memory::MemoryStore;
 
     fn thought<'a>(session: &'a str, n: i64, branch: Option<(i64, &'a str)>) -> ThoughtRecord<'a> {
         ThoughtRecord {
@@ -269,7 +242,7 @@ mod tests {
     #[test]
     fn branches_in_first_seen_order_and_only_with_a_branch_point() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let store = MemoryStore::open(&dir.path().join("m.db")).unwrap();
         let conn = store.conn().unwrap();
         insert_thought(&conn, &thought("s", 1, None)).unwrap();
         insert_thought(&conn, &thought("s", 2, Some((1, "b")))).unwrap();
@@ -289,7 +262,7 @@ mod tests {
     #[test]
     fn renaming_a_session_keeps_its_history() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let store = MemoryStore::open(&dir.path().join("m.db")).unwrap();
         let conn = store.conn().unwrap();
         let r = ReviewRecord {
             session_id: "s",

@@ -1,22 +1,15 @@
-//! Typed access to the checklist and work hand-off tables of `schema/002_work.sql`.
+//! Typed access to the checklist and work hand-off tables of the memory database
+//! (`schema/memory/001_work.sql`).
 //!
 //! A [`WorkTx`] is one transaction: tool calls that write begin it IMMEDIATE (the
-//! write lock is taken at `BEGIN`, waiting up to the busy timeout, so two processes
-//! never interleave a read-then-write), reads begin it DEFERRED for a consistent
-//! snapshot. Owns the SQL; knows nothing of validation or of the tree shape.
+//! write lock of the memory database is taken at `BEGIN`, so two processes never
+//! interleave a read-then-write), reads begin it DEFERRED for a consistent snapshot.
+//! Only other memory writes, each a few milliseconds, can hold that lock: index runs
+//! write another file. Owns the SQL; knows nothing of validation or of the tree shape.
 
-use std::time::{Duration, Instant};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use rusqlite::{
-    params, Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior,
-};
-
-use super::StoreError;
-
-/// How long a write to the work tables waits for another writer (such as an index run)
-/// before it fails with `database is locked`. Each attempt itself waits out the
-/// connection's busy timeout (10 s).
-pub const WRITE_WAIT: Duration = Duration::from_secs(120);
+use super::MemoryError;
 
 /// One stored task (a row of `tasks`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +50,7 @@ pub struct WorkRow {
 /// One transaction over the work tables. Dropped without [`WorkTx::commit`], it rolls
 /// back.
 pub struct WorkTx<'c> {
-    tx: Transaction<'c>,
+    tx: rusqlite::Transaction<'c>,
 }
 
 const WORK_COLUMNS: &str = "work_id, session_id, work_timestamp, work_description, \
@@ -76,45 +69,31 @@ fn work_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<WorkRow> {
 }
 
 impl<'c> WorkTx<'c> {
-    /// Begins a write transaction: takes the database write lock now (IMMEDIATE).
-    /// Another writer may hold it for a while (an index run of a large tree is one
-    /// transaction of several seconds), so `SQLITE_BUSY` is retried until
-    /// [`WRITE_WAIT`] has passed, then returned as an error.
-    pub fn write(conn: &'c mut Connection) -> Result<WorkTx<'c>, StoreError> {
-        let conn: &'c Connection = conn;
-        let started = Instant::now();
-        loop {
-            // The `&mut` borrow taken above guarantees no other transaction is open
-            // on this connection, which is what `new_unchecked` leaves to us.
-            match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
-                Ok(tx) => return Ok(WorkTx { tx }),
-                Err(e)
-                    if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
-                        && started.elapsed() < WRITE_WAIT =>
-                {
-                    tracing::debug!("work tables: waiting for another writer");
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
+    /// Begins a write transaction: takes the memory database's write lock now
+    /// (IMMEDIATE). Only another memory write can hold it, for milliseconds; past the
+    /// connection's busy timeout (10 s) the error is `database is locked`.
+    pub fn write(conn: &'c mut Connection) -> Result<WorkTx<'c>, MemoryError> {
+        Ok(WorkTx {
+            tx: conn.transaction_with_behavior(TransactionBehavior::Immediate)?,
+        })
     }
 
     /// Begins a read transaction (DEFERRED): every read sees one snapshot.
-    pub fn read(conn: &'c mut Connection) -> Result<WorkTx<'c>, StoreError> {
+    pub fn read(conn: &'c mut Connection) -> Result<WorkTx<'c>, MemoryError> {
         Ok(WorkTx {
             tx: conn.transaction_with_behavior(TransactionBehavior::Deferred)?,
         })
     }
 
     /// Commits everything done in this transaction.
-    pub fn commit(self) -> Result<(), StoreError> {
+    pub fn commit(self) -> Result<(), MemoryError> {
         Ok(self.tx.commit()?)
     }
 
     // ---- checklist sessions and tasks ----
 
     /// Whether `sql` (a `SELECT 1 ...`) finds a row.
-    fn exists(&self, sql: &str, params: impl rusqlite::Params) -> Result<bool, StoreError> {
+    fn exists(&self, sql: &str, params: impl rusqlite::Params) -> Result<bool, MemoryError> {
         Ok(self
             .tx
             .query_row(sql, params, |_| Ok(()))
@@ -123,7 +102,7 @@ impl<'c> WorkTx<'c> {
     }
 
     /// Whether `session_id` has a `task_sessions` row.
-    pub fn session_exists(&self, session_id: &str) -> Result<bool, StoreError> {
+    pub fn session_exists(&self, session_id: &str) -> Result<bool, MemoryError> {
         self.exists(
             "SELECT 1 FROM task_sessions WHERE session_id = ?1",
             [session_id],
@@ -131,7 +110,7 @@ impl<'c> WorkTx<'c> {
     }
 
     /// Creates the session if needed and records `now` as its last change.
-    pub fn touch_session(&self, session_id: &str, now: &str) -> Result<(), StoreError> {
+    pub fn touch_session(&self, session_id: &str, now: &str) -> Result<(), MemoryError> {
         self.tx.execute(
             "INSERT INTO task_sessions (session_id, created_at, updated_at) VALUES (?1, ?2, ?2)
              ON CONFLICT (session_id) DO UPDATE SET updated_at = excluded.updated_at",
@@ -141,7 +120,7 @@ impl<'c> WorkTx<'c> {
     }
 
     /// Every task of the session, parents before children, siblings in order.
-    pub fn session_tasks(&self, session_id: &str) -> Result<Vec<TaskRow>, StoreError> {
+    pub fn session_tasks(&self, session_id: &str) -> Result<Vec<TaskRow>, MemoryError> {
         let mut stmt = self.tx.prepare_cached(
             "SELECT path, parent_path, position, task_id, description, status FROM tasks
              WHERE session_id = ?1 ORDER BY length(parent_path), parent_path, position",
@@ -160,7 +139,7 @@ impl<'c> WorkTx<'c> {
     }
 
     /// Whether the session has a task at `path`.
-    pub fn task_exists(&self, session_id: &str, path: &str) -> Result<bool, StoreError> {
+    pub fn task_exists(&self, session_id: &str, path: &str) -> Result<bool, MemoryError> {
         self.exists(
             "SELECT 1 FROM tasks WHERE session_id = ?1 AND path = ?2",
             params![session_id, path],
@@ -169,7 +148,7 @@ impl<'c> WorkTx<'c> {
 
     /// Deletes the descendants of the task at `path` (every task when `path` is
     /// empty); the task itself stays. Returns how many rows went.
-    pub fn delete_below(&self, session_id: &str, path: &str) -> Result<usize, StoreError> {
+    pub fn delete_below(&self, session_id: &str, path: &str) -> Result<usize, MemoryError> {
         // A prefix test on text, not LIKE: task ids may contain '%' and '_'.
         let prefix = format!("{path}/");
         Ok(self.tx.execute(
@@ -180,7 +159,7 @@ impl<'c> WorkTx<'c> {
     }
 
     /// Inserts one task.
-    pub fn insert_task(&self, session_id: &str, t: &TaskRow) -> Result<(), StoreError> {
+    pub fn insert_task(&self, session_id: &str, t: &TaskRow) -> Result<(), MemoryError> {
         let mut stmt = self.tx.prepare_cached(
             "INSERT INTO tasks (session_id, path, parent_path, position, task_id, description, status)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -203,7 +182,7 @@ impl<'c> WorkTx<'c> {
         session_id: &str,
         path: &str,
         status: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), MemoryError> {
         self.tx.execute(
             "UPDATE tasks SET status = ?3 WHERE session_id = ?1 AND path = ?2",
             params![session_id, path, status],
@@ -214,7 +193,7 @@ impl<'c> WorkTx<'c> {
     // ---- saved work ----
 
     /// Increments and returns the `work_access_seq` counter.
-    pub fn next_access_seq(&self) -> Result<i64, StoreError> {
+    pub fn next_access_seq(&self) -> Result<i64, MemoryError> {
         Ok(self.tx.query_row(
             "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
              WHERE key = 'work_access_seq' RETURNING CAST(value AS INTEGER)",
@@ -224,7 +203,7 @@ impl<'c> WorkTx<'c> {
     }
 
     /// The workId saved with `session_id`, if one is stored.
-    pub fn work_of_session(&self, session_id: &str) -> Result<Option<i64>, StoreError> {
+    pub fn work_of_session(&self, session_id: &str) -> Result<Option<i64>, MemoryError> {
         Ok(self
             .tx
             .query_row(
@@ -236,12 +215,12 @@ impl<'c> WorkTx<'c> {
     }
 
     /// Whether `work_id` is stored.
-    pub fn work_exists(&self, work_id: i64) -> Result<bool, StoreError> {
+    pub fn work_exists(&self, work_id: i64) -> Result<bool, MemoryError> {
         self.exists("SELECT 1 FROM work_info WHERE work_id = ?1", [work_id])
     }
 
     /// Stores `w`, replacing the row with the same work_id if there is one.
-    pub fn put_work(&self, w: &WorkRow) -> Result<(), StoreError> {
+    pub fn put_work(&self, w: &WorkRow) -> Result<(), MemoryError> {
         self.tx.execute(
             "INSERT INTO work_info (work_id, session_id, work_timestamp, work_description,
                                     work_summarize, work_tasks, access_seq)
@@ -268,7 +247,7 @@ impl<'c> WorkTx<'c> {
 
     /// Deletes all but the `capacity` most recently used entries; returns the workIds
     /// deleted, least recent first.
-    pub fn evict_beyond(&self, capacity: usize) -> Result<Vec<i64>, StoreError> {
+    pub fn evict_beyond(&self, capacity: usize) -> Result<Vec<i64>, MemoryError> {
         let mut stmt = self.tx.prepare_cached(
             "DELETE FROM work_info WHERE work_id IN
                (SELECT work_id FROM work_info ORDER BY access_seq DESC LIMIT -1 OFFSET ?1)
@@ -282,7 +261,7 @@ impl<'c> WorkTx<'c> {
     }
 
     /// The entry `work_id`, if stored.
-    pub fn work(&self, work_id: i64) -> Result<Option<WorkRow>, StoreError> {
+    pub fn work(&self, work_id: i64) -> Result<Option<WorkRow>, MemoryError> {
         Ok(self
             .tx
             .query_row(
@@ -294,7 +273,7 @@ impl<'c> WorkTx<'c> {
     }
 
     /// Marks `work_id` used now: sets its access_seq.
-    pub fn set_access_seq(&self, work_id: i64, seq: i64) -> Result<(), StoreError> {
+    pub fn set_access_seq(&self, work_id: i64, seq: i64) -> Result<(), MemoryError> {
         self.tx.execute(
             "UPDATE work_info SET access_seq = ?2 WHERE work_id = ?1",
             params![work_id, seq],
@@ -303,7 +282,7 @@ impl<'c> WorkTx<'c> {
     }
 
     /// Every stored entry, most recently used first.
-    pub fn recent_works(&self) -> Result<Vec<WorkRow>, StoreError> {
+    pub fn recent_works(&self) -> Result<Vec<WorkRow>, MemoryError> {
         let mut stmt = self.tx.prepare_cached(&format!(
             "SELECT {WORK_COLUMNS} FROM work_info ORDER BY access_seq DESC"
         ))?;

@@ -1,6 +1,8 @@
 //! `sequentialthinking` (seed 003): the reference server's tool
 //! (`@modelcontextprotocol/server-sequential-thinking`), with its history kept in
-//! SQLite per thinking session, and code audits of the thoughts that carry code.
+//! the memory database per thinking session, and code audits of the thoughts that
+//! carry code (the auditor is `tools::audit`; its sessions and reviews are stored here,
+//! in the same transaction as the thought).
 //!
 //! # Compatibility with the reference
 //! The input is the reference's (numbers and booleans may be strings, as its zod
@@ -23,7 +25,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::store::thinking::{self as rows, ThoughtRecord};
+use super::thought_rows::{self as rows, ThoughtRecord};
+use super::MemoryError;
 use crate::tools::audit::{self, review::GanReview, NotAudited};
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
@@ -232,7 +235,7 @@ pub fn sequential_thinking(
 ) -> Result<ThinkingResponse, ToolError> {
     let total_thoughts = input.total_thoughts.max(input.thought_number);
     let session_id = {
-        let conn = ws.store().conn()?;
+        let conn = ws.memory().conn()?;
         let starts_new = input.thought_number == 1
             && input.is_revision != Some(true)
             && input.branch_from_thought.is_none();
@@ -267,10 +270,10 @@ pub fn sequential_thinking(
         }
     }
 
-    let mut conn = ws.store().conn()?;
+    let mut conn = ws.memory().conn()?;
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .map_err(crate::store::StoreError::from)?;
+        .map_err(MemoryError::from)?;
     let created_at = now();
     let mut next_thought_needed = input.next_thought_needed;
     let mut gan = None;
@@ -324,7 +327,7 @@ pub fn sequential_thinking(
         },
     )?;
     let state = rows::session_state(&tx, &session_id)?;
-    tx.commit().map_err(crate::store::StoreError::from)?;
+    tx.commit().map_err(MemoryError::from)?;
 
     Ok(ThinkingResponse {
         thought_number: input.thought_number,

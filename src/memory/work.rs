@@ -1,6 +1,6 @@
 //! The work hand-off tools of seed 002: `save_current_work_info`,
 //! `get_recent_works_info`, `get_work_by_id`. Saved work is a least-recently-used list
-//! of bounded capacity (10 by default) stored in the index database, so a restarted
+//! of bounded capacity (10 by default) stored in the memory database, so a restarted
 //! agent, or another process on the same database, finds it. Recency is a counter in
 //! the database, bumped by every save and every `get_work_by_id`; eviction happens in
 //! the transaction of the save that overflows the capacity.
@@ -14,11 +14,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::store::work::{WorkRow, WorkTx};
-use crate::store::Store;
+use crate::tools::ToolError;
 
 use super::tasks::{now_iso, snapshot, validate_session_id};
-use super::ToolError;
+use super::work_tx::{WorkRow, WorkTx};
+use super::MemoryStore;
 
 /// Default number of saved work entries kept.
 pub const DEFAULT_CAPACITY: usize = 10;
@@ -159,7 +159,7 @@ fn fresh_work_id(tx: &WorkTx<'_>) -> Result<i64, ToolError> {
 ///
 /// Errors: `invalid_argument` for an empty or too long text, or a malformed sessionId.
 pub fn save_current_work_info(
-    store: &Store,
+    store: &MemoryStore,
     capacity: usize,
     args: &SaveWorkArgs,
 ) -> Result<SaveWorkAnswer, ToolError> {
@@ -227,7 +227,7 @@ pub fn save_current_work_info(
 
 /// `get_recent_works_info`: every saved entry, most recently used first. Does not
 /// change recency.
-pub fn get_recent_works_info(store: &Store) -> Result<RecentWorks, ToolError> {
+pub fn get_recent_works_info(store: &MemoryStore) -> Result<RecentWorks, ToolError> {
     let mut conn = store.conn()?;
     let tx = WorkTx::read(&mut conn)?;
     let rows = tx.recent_works()?;
@@ -248,7 +248,7 @@ pub fn get_recent_works_info(store: &Store) -> Result<RecentWorks, ToolError> {
 ///
 /// Errors: `invalid_argument` for a malformed workId; `not_found` for one not stored
 /// (never saved, or evicted).
-pub fn get_work_by_id(store: &Store, args: &GetWorkArgs) -> Result<WorkInfo, ToolError> {
+pub fn get_work_by_id(store: &MemoryStore, args: &GetWorkArgs) -> Result<WorkInfo, ToolError> {
     let id = parse_work_id(&args.work_id)?;
     let mut conn = store.conn()?;
     let tx = WorkTx::write(&mut conn)?;

@@ -1,0 +1,77 @@
+//! Agent memory: what agents write and read back across sessions, kept in its own
+//! SQLite database beside the index (`memory.db`, see [`db_path`]).
+//!
+//! - checklists (`update_tasks`, `get_all_tasks`, `mark_task_as_done`: [`tasks`]) and
+//!   work hand-offs (`save_current_work_info`, `get_recent_works_info`,
+//!   `get_work_by_id`: [`work`]), over [`work_tx`];
+//! - sequential thinking with its audit sessions (`sequentialthinking`: [`thinking`],
+//!   which calls the auditor in `tools::audit`), over [`thought_rows`];
+//! - the documents agents save for files and folders (`file_docs`, written by
+//!   `report_file_info` / `report_folder_info` through `tools::docs`), over [`doc_rows`].
+//!
+//! Why a database of its own: an index run is one write transaction over the index
+//! database for the whole run (seconds to minutes on a large tree), and a write to the
+//! same file waits for it. Memory writes go to another file, so they wait only for each
+//! other (milliseconds). [`db`] opens that file and applies `schema/memory/*.sql`;
+//! [`upgrade`] copies the rows an older build kept in the index database, once.
+//!
+//! This module never writes to the index database: it reads the old tables there once,
+//! and asks `store` to drop them ([`crate::store::Store::drop_legacy_memory`]). It knows
+//! nothing of MCP; the answers it builds are the tools' (shared by CLI and server).
+
+pub mod db;
+pub mod doc_rows;
+pub mod tasks;
+pub mod thinking;
+pub mod thought_rows;
+pub mod upgrade;
+pub mod work;
+pub mod work_tx;
+
+use std::path::PathBuf;
+
+pub use db::{current_schema, db_path, MemoryStore, MEMORY_SCHEMA_VERSION};
+
+/// Errors of the memory database.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    /// The file exists but is not a SQLite database, or SQLite reports it corrupt.
+    #[error("the memory database {path} is corrupt or not a SQLite database: {message}")]
+    Corrupt { path: PathBuf, message: String },
+    /// The memory database was written by a newer Constellation.
+    #[error(
+        "the memory database {path} has schema version {found}, newer than this build \
+         supports ({supported}); upgrade constellation"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    /// Its directory could not be created.
+    #[error("cannot create the directory for the memory database {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A statement failed (`database is locked` after the 10 s busy timeout included).
+    #[error("memory database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// No connection could be taken from the pool.
+    #[error("memory database connection pool: {0}")]
+    Pool(#[from] r2d2::Error),
+    /// A migration of `schema/memory/` failed.
+    #[error("memory database migration failed: {0}")]
+    Migration(String),
+    /// The index database could not be read for the one-time import of older rows.
+    #[error("reading the agent memory an older build kept in the index database: {0}")]
+    Index(#[from] crate::store::StoreError),
+}
+
+impl MemoryError {
+    /// True when the memory file itself is unusable (corrupt, or not SQLite), so a
+    /// caller may move it aside and start a fresh one.
+    pub fn is_corrupt(&self) -> bool {
+        matches!(self, MemoryError::Corrupt { .. })
+    }
+}
