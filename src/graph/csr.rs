@@ -90,11 +90,12 @@ pub struct Csr<T = ()> {
 impl<T: Copy + Default> Csr<T> {
     /// Lays out the edges of `g` accepted by `keep` as `opts` says, storing
     /// `payload(edge_index, &weight)` with each entry (`edge_index` is the position in
-    /// `g.raw_edges()`, i.e. `EdgeIndex::index()`). Closures are called once per edge,
-    /// in insertion order (`payload` only for edges kept).
+    /// `g.raw_edges()`, i.e. `EdgeIndex::index()`). `keep` is called once per edge and
+    /// `payload` once per edge kept, both in insertion order.
     ///
-    /// Cost: O(V + E) time and memory by a counting sort on the row; `simple` adds a
-    /// sort of each row, O(E log d) for largest degree `d`.
+    /// Cost: O(V + E) time and memory by a counting sort on the row (two passes over
+    /// the edges, no intermediate list); `simple` adds a sort of each row, O(E log d)
+    /// for largest degree `d`, in place.
     pub fn build<N, E>(
         g: &DiGraph<N, E>,
         opts: CsrOptions,
@@ -102,86 +103,94 @@ impl<T: Copy + Default> Csr<T> {
         mut payload: impl FnMut(usize, &E) -> T,
     ) -> Csr<T> {
         let n = g.node_count();
-        let mut arcs: Vec<(u32, u32, T)> = Vec::with_capacity(g.edge_count());
-        for (id, e) in g.raw_edges().iter().enumerate() {
-            let (a, b) = (e.source().index() as u32, e.target().index() as u32);
-            if (a == b && !opts.self_loops) || !keep(&e.weight) {
-                continue;
-            }
-            let p = payload(id, &e.weight);
-            match opts.direction {
-                CsrDirection::Outgoing => arcs.push((a, b, p)),
-                CsrDirection::Incoming => arcs.push((b, a, p)),
-                CsrDirection::Undirected => {
-                    arcs.push((a, b, p));
-                    arcs.push((b, a, p));
+        let edges = g.raw_edges();
+        let undirected = opts.direction == CsrDirection::Undirected;
+        // The row an edge `a→b` is listed in (and, undirected, also `b`'s row).
+        let row = |a: usize, b: usize| match opts.direction {
+            CsrDirection::Incoming => b,
+            _ => a,
+        };
+
+        // Pass 1: which edges are kept, and the length of every row.
+        let mut kept = Vec::with_capacity(edges.len());
+        let mut offsets = vec![0_usize; n + 1];
+        for e in edges {
+            let (a, b) = (e.source().index(), e.target().index());
+            let ok = (a != b || opts.self_loops) && keep(&e.weight);
+            kept.push(ok);
+            if ok {
+                offsets[row(a, b) + 1] += 1;
+                if undirected {
+                    offsets[b + 1] += 1;
                 }
             }
         }
-        let mut csr = Csr::from_arcs(n, &arcs);
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+
+        // Pass 2: place the entries, each row in insertion order.
+        let total = offsets[n];
+        let mut targets = vec![0_u32; total];
+        let mut payloads = vec![T::default(); total];
+        let mut next = offsets.clone();
+        for (id, e) in edges.iter().enumerate() {
+            if !kept[id] {
+                continue;
+            }
+            let (a, b) = (e.source().index(), e.target().index());
+            let p = payload(id, &e.weight);
+            let (r, other) = if row(a, b) == a { (a, b) } else { (b, a) };
+            targets[next[r]] = other as u32;
+            payloads[next[r]] = p;
+            next[r] += 1;
+            if undirected {
+                targets[next[b]] = a as u32;
+                payloads[next[b]] = p;
+                next[b] += 1;
+            }
+        }
+
+        let mut csr = Csr {
+            offsets,
+            targets,
+            payload: payloads,
+        };
         if opts.simple {
             csr.simplify();
         }
         csr
     }
 
-    /// CSR of `(row, neighbour, payload)` triples over `n` nodes, each row in the order
-    /// of `arcs` (a stable counting sort).
-    fn from_arcs(n: usize, arcs: &[(u32, u32, T)]) -> Csr<T> {
-        let mut offsets = vec![0_usize; n + 1];
-        for &(u, _, _) in arcs {
-            offsets[u as usize + 1] += 1;
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut next = offsets.clone();
-        let mut targets = vec![0_u32; arcs.len()];
-        let mut payload = vec![T::default(); arcs.len()];
-        for &(u, v, p) in arcs {
-            let slot = next[u as usize];
-            targets[slot] = v;
-            payload[slot] = p;
-            next[u as usize] += 1;
-        }
-        Csr {
-            offsets,
-            targets,
-            payload,
-        }
-    }
-
     /// Sorts every row by neighbour (stably, so the first parallel edge comes first)
-    /// and keeps one entry per neighbour.
+    /// and keeps one entry per neighbour, compacting the arrays in place.
     fn simplify(&mut self) {
         let n = self.node_count();
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0);
-        let mut targets = Vec::with_capacity(self.targets.len());
-        let mut payload = Vec::with_capacity(self.payload.len());
         let mut row: Vec<(u32, T)> = Vec::new();
+        let mut write = 0;
+        let mut start = self.offsets[0];
         for u in 0..n {
-            let range = self.offsets[u]..self.offsets[u + 1];
+            let end = self.offsets[u + 1];
             row.clear();
             row.extend(
-                self.targets[range.clone()]
+                self.targets[start..end]
                     .iter()
                     .copied()
-                    .zip(self.payload[range].iter().copied()),
+                    .zip(self.payload[start..end].iter().copied()),
             );
             row.sort_by_key(|&(v, _)| v);
             row.dedup_by_key(|&mut (v, _)| v);
+            self.offsets[u] = write;
             for &(v, p) in &row {
-                targets.push(v);
-                payload.push(p);
+                self.targets[write] = v;
+                self.payload[write] = p;
+                write += 1;
             }
-            offsets.push(targets.len());
+            start = end;
         }
-        *self = Csr {
-            offsets,
-            targets,
-            payload,
-        };
+        self.offsets[n] = write;
+        self.targets.truncate(write);
+        self.payload.truncate(write);
     }
 
     /// Number of nodes (rows).
