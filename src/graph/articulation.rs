@@ -5,7 +5,7 @@
 //! overflowing the stack. Direction is ignored, self-loops are dropped and parallel
 //! edges (including `a→b` next to `b→a`) are harmless. No I/O.
 
-use super::undirected::UndirectedCsr;
+use super::csr::{Csr, CsrOptions};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 /// Nodes whose removal increases the number of connected components of the undirected
@@ -20,7 +20,9 @@ use petgraph::graph::{DiGraph, NodeIndex};
 /// stack).
 pub fn articulation_points<N, E>(g: &DiGraph<N, E>) -> Vec<NodeIndex> {
     let n = g.node_count();
-    let adj = UndirectedCsr::new(g, |id, _| id);
+    // The undirected view; each entry carries the id of its edge.
+    let adj = Csr::build(g, CsrOptions::undirected_view(), |_| true, |id, _| id);
+    let (offsets, targets, edge_ids) = (adj.offsets(), adj.targets(), adj.payloads());
 
     const UNSEEN: u32 = u32::MAX;
     let mut disc = vec![UNSEEN; n];
@@ -50,13 +52,13 @@ pub fn articulation_points<N, E>(g: &DiGraph<N, E>) -> Vec<NodeIndex> {
         stack.push(Frame {
             node: root,
             via: usize::MAX,
-            next: adj.offsets[root],
+            next: offsets[root],
         });
 
         while let Some(top) = stack.last_mut() {
             let u = top.node;
-            if top.next < adj.offsets[u + 1] {
-                let (v, edge) = adj.entries[top.next];
+            if top.next < offsets[u + 1] {
+                let (v, edge) = (targets[top.next], edge_ids[top.next]);
                 top.next += 1;
                 if edge == top.via {
                     continue;
@@ -69,7 +71,7 @@ pub fn articulation_points<N, E>(g: &DiGraph<N, E>) -> Vec<NodeIndex> {
                     stack.push(Frame {
                         node: v,
                         via: edge,
-                        next: adj.offsets[v],
+                        next: offsets[v],
                     });
                 } else {
                     low[u] = low[u].min(disc[v]);

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use petgraph::graph::DiGraph;
 
+use super::csr::{Csr, CsrDirection, CsrOptions};
 use crate::graph::splitmix::SplitMix64;
 
 /// [`betweenness_auto`] is exact on graphs with fewer nodes than this.
@@ -69,7 +70,7 @@ pub fn betweenness<N, E>(g: &DiGraph<N, E>, sample: Option<(usize, u64)>) -> Bet
     }
 
     let succ = Successors::new(g);
-    let work = sources.len() as f64 * (n + succ.targets.len()) as f64;
+    let work = sources.len() as f64 * (n + succ.0.entry_count()) as f64;
     let threads = if work < 2e6 {
         1
     } else {
@@ -134,42 +135,26 @@ fn sample_pivots(n: usize, k: usize, seed: u64) -> Vec<u32> {
     nodes
 }
 
-/// Out-neighbours in CSR form, sorted, without parallel duplicates or self-loops.
-struct Successors {
-    offsets: Vec<usize>,
-    targets: Vec<u32>,
-}
+/// Out-neighbours of the unweighted simple graph Brandes' algorithm walks: the
+/// [`Csr`] of out-edges, rows sorted, parallel edges merged and self-loops dropped.
+struct Successors(Csr);
 
 impl Successors {
     fn new<N, E>(g: &DiGraph<N, E>) -> Self {
-        let n = g.node_count();
-        let mut arcs: Vec<(u32, u32)> = g
-            .raw_edges()
-            .iter()
-            .filter(|e| e.source() != e.target())
-            .map(|e| (e.source().index() as u32, e.target().index() as u32))
-            .collect();
-        arcs.sort_unstable();
-        arcs.dedup();
-        let mut offsets = vec![0_usize; n + 1];
-        for &(u, _) in &arcs {
-            offsets[u as usize + 1] += 1;
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        Successors {
-            offsets,
-            targets: arcs.into_iter().map(|(_, v)| v).collect(),
-        }
+        Successors(Csr::build(
+            g,
+            CsrOptions::simple(CsrDirection::Outgoing),
+            |_| true,
+            |_, _| (),
+        ))
     }
 
     fn of(&self, u: usize) -> &[u32] {
-        &self.targets[self.offsets[u]..self.offsets[u + 1]]
+        self.0.neighbours(u)
     }
 
     fn node_count(&self) -> usize {
-        self.offsets.len() - 1
+        self.0.node_count()
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::undirected::UndirectedCsr;
+use super::csr::{Csr, CsrOptions};
 use petgraph::graph::DiGraph;
 
 use crate::graph::splitmix::SplitMix64;
@@ -45,7 +45,7 @@ pub fn label_propagation<N, E>(
     max_iterations: usize,
 ) -> Vec<usize> {
     let n = g.node_count();
-    let adj = UndirectedCsr::new(g, |_, e| weight(e));
+    let adj = Csr::build(g, CsrOptions::undirected_view(), |_| true, |_, e| weight(e));
     let mut labels: Vec<usize> = (0..n).collect();
     let mut order: Vec<usize> = (0..n).filter(|&u| adj.degree(u) > 0).collect();
     let mut rng = SplitMix64::new(seed);
@@ -60,7 +60,7 @@ pub fn label_propagation<N, E>(
         rng.shuffle(&mut order);
         let mut changed = false;
         for &u in &order {
-            for &(v, w) in adj.neighbours(u) {
+            for (&v, &w) in adj.neighbours(u).iter().zip(adj.payloads_of(u)) {
                 let label = labels[v as usize];
                 if !voted[label] {
                     voted[label] = true;

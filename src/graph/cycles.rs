@@ -49,6 +49,15 @@ pub struct CycleReport {
 /// Deterministic for a given graph. Cost: O(V + E) for the components plus one BFS
 /// per listed component.
 pub fn find_cycles<N, E>(g: &DiGraph<N, E>, limits: CycleLimits) -> CycleReport {
+    cycles_of(g, &strong_components(g), limits)
+}
+
+/// The strongly connected components of `g` with at least two nodes (Kosaraju–Sharir,
+/// iterative), each sorted by node index, ordered by their smallest node. A node with
+/// only a self-loop is not among them.
+///
+/// Cost: O(V + E).
+pub fn strong_components<N, E>(g: &DiGraph<N, E>) -> Vec<Vec<NodeIndex>> {
     let mut comps: Vec<Vec<NodeIndex>> = kosaraju_scc(g)
         .into_iter()
         .filter(|c| c.len() > 1)
@@ -57,6 +66,18 @@ pub fn find_cycles<N, E>(g: &DiGraph<N, E>, limits: CycleLimits) -> CycleReport 
         c.sort_unstable();
     }
     comps.sort_unstable_by_key(|c| c[0]);
+    comps
+}
+
+/// [`find_cycles`] given the components of `g` as [`strong_components`] returns them
+/// (for a caller that keeps the components of a snapshot).
+///
+/// Cost: one BFS per listed component, O(V + E) each at most.
+pub fn cycles_of<N, E>(
+    g: &DiGraph<N, E>,
+    comps: &[Vec<NodeIndex>],
+    limits: CycleLimits,
+) -> CycleReport {
     let mut report = CycleReport {
         components: comps.len(),
         nodes_on_cycles: comps.iter().map(Vec::len).sum(),

@@ -1,8 +1,13 @@
 //! The file-level dependency graph: one node per code or asset file, one edge per
 //! distinct (importer, imported) pair.
 
+use std::sync::OnceLock;
+
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::Direction;
+
+use super::cycles::{self, CycleLimits, CycleReport};
+use super::pagerank::{self, PageRankOptions};
 
 use crate::store::graph::FileGraphRows;
 
@@ -32,10 +37,18 @@ pub struct FileNode {
 
 /// The file-level dependency graph of one index generation. Node indices follow path
 /// order, so every algorithm that walks indices in order is deterministic.
+///
+/// Results that depend only on the graph (strongly connected components, the cycle
+/// report, PageRank) are computed on first use and kept with the snapshot, so every
+/// call of the same generation shares them; a new generation is a new `FileGraph`.
+/// Memory: O(V) per result. Concurrent first uses compute once (the others wait).
 #[derive(Debug, Clone)]
 pub struct FileGraph {
     pub graph: DiGraph<FileNode, ()>,
     pub generation: i64,
+    strong_components: OnceLock<Vec<Vec<NodeIndex>>>,
+    cycles: OnceLock<CycleReport>,
+    pagerank: OnceLock<Vec<f64>>,
 }
 
 impl FileGraph {
@@ -67,7 +80,40 @@ impl FileGraph {
         FileGraph {
             graph,
             generation: rows.generation,
+            strong_components: OnceLock::new(),
+            cycles: OnceLock::new(),
+            pagerank: OnceLock::new(),
         }
+    }
+
+    /// The strongly connected components with two or more files, as
+    /// [`cycles::strong_components`] (sorted, ordered by smallest node), computed once
+    /// per snapshot. Cost: O(V + E) the first time.
+    pub fn strong_components(&self) -> &[Vec<NodeIndex>] {
+        self.strong_components
+            .get_or_init(|| cycles::strong_components(&self.graph))
+    }
+
+    /// Circular imports with the default [`CycleLimits`] (one shortest cycle per
+    /// component, as [`cycles::find_cycles`]), computed once per snapshot. Cost: one BFS
+    /// per listed component the first time.
+    pub fn cycles(&self) -> &CycleReport {
+        self.cycles.get_or_init(|| {
+            cycles::cycles_of(
+                &self.graph,
+                self.strong_components(),
+                CycleLimits::default(),
+            )
+        })
+    }
+
+    /// PageRank of the files, every import edge of weight 1 (damping 0.85, tolerance
+    /// 1e-6, as [`pagerank::pagerank`]), indexed by `NodeIndex::index()`; computed once
+    /// per snapshot. Cost: O(V + E) per iteration the first time.
+    pub fn pagerank(&self) -> &[f64] {
+        self.pagerank.get_or_init(|| {
+            pagerank::pagerank(&self.graph, |_| 1.0, PageRankOptions::default()).scores
+        })
     }
 
     /// The path of a node.

@@ -2,12 +2,14 @@
 //!
 //! Owns the power iteration and its exact agreement with networkx 3.x
 //! (`nx.pagerank`, which runs `_pagerank_scipy`). It is sparse: the in-edges are laid out
-//! once in compressed sparse row (CSR) form and each iteration costs O(V + E), so it
+//! once in compressed sparse row (CSR) form by [`super::csr`] and each iteration costs O(V + E), so it
 //! scales to graphs with hundreds of thousands of nodes (petgraph's own `page_rank` is
 //! O(V²) per iteration and is not used). It does no I/O and knows nothing of files or
 //! symbols: nodes are `NodeIndex`es and edge weights come from a caller's closure.
 
 use petgraph::graph::{DiGraph, NodeIndex};
+
+use super::csr::{Csr, CsrDirection, CsrOptions};
 
 /// Parameters of the power iteration; the defaults are networkx's.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -121,14 +123,6 @@ impl Teleport {
     }
 }
 
-/// In-edges of every node in CSR form: the in-edges of `v` are
-/// `sources[offsets[v]..offsets[v + 1]]` with transition probabilities `coef[..]`.
-struct InEdges {
-    offsets: Vec<usize>,
-    sources: Vec<u32>,
-    coef: Vec<f64>,
-}
-
 /// The networkx power iteration, `x = alpha * (x A + sum(x[dangling]) * p) +
 /// (1 - alpha) * p`, pulling along a CSR of in-edges.
 fn power_iteration<N, E>(
@@ -154,34 +148,23 @@ fn power_iteration<N, E>(
     }
     let dangling: Vec<usize> = (0..n).filter(|&u| out_weight[u] == 0.0).collect();
 
-    let csr = {
-        let mut offsets = vec![0_usize; n + 1];
-        for e in edges {
-            offsets[e.target().index() + 1] += 1;
-        }
-        for v in 0..n {
-            offsets[v + 1] += offsets[v];
-        }
-        let mut next = offsets.clone();
-        let mut sources = vec![0_u32; edges.len()];
-        let mut coef = vec![0.0_f64; edges.len()];
-        for (e, w) in edges.iter().zip(&weights) {
-            let (u, v) = (e.source().index(), e.target().index());
-            let slot = next[v];
-            next[v] += 1;
-            sources[slot] = u as u32;
-            coef[slot] = if out_weight[u] == 0.0 {
+    // In-edges in CSR form, each row in edge insertion order (the order the inflow is
+    // summed in), self-loops and parallel edges kept, each entry carrying its
+    // transition probability `weight / weighted out-degree of the source`.
+    let csr = Csr::build(
+        g,
+        CsrOptions::multi(CsrDirection::Incoming),
+        |_| true,
+        |id, _| {
+            let u = edges[id].source().index();
+            if out_weight[u] == 0.0 {
                 0.0
             } else {
-                w / out_weight[u]
-            };
-        }
-        InEdges {
-            offsets,
-            sources,
-            coef,
-        }
-    };
+                weights[id] / out_weight[u]
+            }
+        },
+    );
+    let (offsets, sources, coef) = (csr.offsets(), csr.targets(), csr.payloads());
 
     let alpha = opts.damping;
     let p: Vec<f64> = (0..n).map(|i| teleport.at(i)).collect();
@@ -193,10 +176,10 @@ fn power_iteration<N, E>(
         let dangling_sum: f64 = dangling.iter().map(|&u| x[u]).sum();
         let mut err = 0.0;
         for v in 0..n {
-            let range = csr.offsets[v]..csr.offsets[v + 1];
-            let inflow: f64 = csr.sources[range.clone()]
+            let range = offsets[v]..offsets[v + 1];
+            let inflow: f64 = sources[range.clone()]
                 .iter()
-                .zip(&csr.coef[range])
+                .zip(&coef[range])
                 .map(|(&u, &c)| c * x[u as usize])
                 .sum();
             let value = alpha * (inflow + dangling_sum * p[v]) + (1.0 - alpha) * p[v];

@@ -8,6 +8,8 @@ use std::collections::BTreeSet;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
+use super::csr::{Csr, CsrDirection, CsrOptions};
+
 /// Up to `k` loopless directed paths from `src` to `dst`, each as its node sequence
 /// `[src, .., dst]`.
 ///
@@ -85,10 +87,9 @@ pub fn k_shortest_paths<N, E>(
 /// duplicates or self-loops) and scratch space for repeated searches.
 struct SpurSearch {
     dst: u32,
-    succ_offsets: Vec<usize>,
-    succ: Vec<u32>,
-    pred_offsets: Vec<usize>,
-    pred: Vec<u32>,
+    /// Successors and predecessors over the accepted edges.
+    succ: Csr,
+    pred: Csr,
     /// `dist[v]` (hops from `v` to `dst`) is valid when `seen[v] == stamp`.
     dist: Vec<u32>,
     seen: Vec<u32>,
@@ -104,24 +105,11 @@ struct SpurSearch {
 impl SpurSearch {
     fn new<N, E>(g: &DiGraph<N, E>, edge_ok: impl Fn(&E) -> bool, dst: u32) -> Self {
         let n = g.node_count();
-        let mut arcs: Vec<(u32, u32)> = g
-            .raw_edges()
-            .iter()
-            .filter(|e| e.source() != e.target() && edge_ok(&e.weight))
-            .map(|e| (e.source().index() as u32, e.target().index() as u32))
-            .collect();
-        arcs.sort_unstable();
-        arcs.dedup();
-        let (succ_offsets, succ) = csr(n, &arcs);
-        let mut reversed: Vec<(u32, u32)> = arcs.iter().map(|&(u, v)| (v, u)).collect();
-        reversed.sort_unstable();
-        let (pred_offsets, pred) = csr(n, &reversed);
+        let build = |direction| Csr::build(g, CsrOptions::simple(direction), &edge_ok, |_, _| ());
         SpurSearch {
             dst,
-            succ_offsets,
-            succ,
-            pred_offsets,
-            pred,
+            succ: build(CsrDirection::Outgoing),
+            pred: build(CsrDirection::Incoming),
             dist: vec![0; n],
             seen: vec![0; n],
             blocked: vec![0; n],
@@ -133,7 +121,7 @@ impl SpurSearch {
     }
 
     fn successors(&self, u: u32) -> &[u32] {
-        &self.succ[self.succ_offsets[u as usize]..self.succ_offsets[u as usize + 1]]
+        self.succ.neighbours(u as usize)
     }
 
     fn next_stamp(&mut self) {
@@ -166,8 +154,8 @@ impl SpurSearch {
         }
         self.blocked[spur as usize] = stamp;
         let mut any_first_hop = false;
-        for i in self.succ_offsets[spur as usize]..self.succ_offsets[spur as usize + 1] {
-            let v = self.succ[i];
+        for i in 0..self.succ.degree(spur as usize) {
+            let v = self.succ.neighbours(spur as usize)[i];
             if self.blocked[v as usize] != stamp && !removed.contains(&v) {
                 self.first_hop[v as usize] = stamp;
                 any_first_hop = true;
@@ -198,8 +186,8 @@ impl SpurSearch {
             self.next_layer.clear();
             for li in 0..self.layer.len() {
                 let v = self.layer[li];
-                for pi in self.pred_offsets[v as usize]..self.pred_offsets[v as usize + 1] {
-                    let u = self.pred[pi];
+                for pi in 0..self.pred.degree(v as usize) {
+                    let u = self.pred.neighbours(v as usize)[pi];
                     if self.seen[u as usize] != stamp && self.blocked[u as usize] != stamp {
                         self.seen[u as usize] = stamp;
                         self.dist[u as usize] = depth + 1;
@@ -232,18 +220,6 @@ impl SpurSearch {
         }
         Some(path)
     }
-}
-
-/// CSR of sorted `(from, to)` pairs over `n` nodes: offsets and targets.
-fn csr(n: usize, arcs: &[(u32, u32)]) -> (Vec<usize>, Vec<u32>) {
-    let mut offsets = vec![0_usize; n + 1];
-    for &(u, _) in arcs {
-        offsets[u as usize + 1] += 1;
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
-    }
-    (offsets, arcs.iter().map(|&(_, v)| v).collect())
 }
 
 #[cfg(test)]

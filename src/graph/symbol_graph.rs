@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
+use super::betweenness::{betweenness_auto, Betweenness};
 use crate::store::graph::SymbolGraphRows;
 
 /// The kind of an edge.
@@ -99,6 +100,15 @@ impl SymbolEdge {
 
 /// The symbol graph of one index generation, with lazily computed whole-graph results
 /// that every tool call of that generation shares.
+///
+/// Caching: the workspace keeps one `Arc<SymbolGraph>` per index generation (a new
+/// generation is a new snapshot, so nothing here is ever stale). Results that depend
+/// only on the snapshot and on `min_confidence` (PageRank, communities, betweenness)
+/// live in the [`SymbolGraph::trusted`] view of that threshold and are computed on
+/// first use, once: concurrent first calls wait for the one computing (`OnceLock`).
+/// Memory per snapshot: at most [`TRUSTED_VIEWS`] views, each a copy of the nodes and
+/// the edges that pass, plus O(V) per cached result and at most `MEMO_CAPACITY` (32)
+/// derived results of the tools ([`SymbolGraph::memo`]).
 #[derive(Debug)]
 pub struct SymbolGraph {
     pub graph: DiGraph<SymbolNode, SymbolEdge>,
@@ -107,6 +117,10 @@ pub struct SymbolGraph {
     by_id: HashMap<i64, NodeIndex>,
     pagerank: OnceLock<Vec<f64>>,
     communities: OnceLock<Communities>,
+    betweenness: OnceLock<Betweenness>,
+    /// The [`SymbolGraph::trusted`] views built from this snapshot, keyed by the bits
+    /// of their `min_confidence`, least recently used first.
+    views: Mutex<Vec<(u64, Arc<SymbolGraph>)>>,
     /// The `min_confidence` of this snapshot: 0.0 for the whole graph; for a
     /// [`SymbolGraph::trusted`] view, the threshold its edges passed.
     min_confidence: f64,
@@ -155,6 +169,13 @@ pub struct Communities {
 /// Seed of the label propagation, so communities are the same on every run.
 pub const COMMUNITY_SEED: u64 = 0x5eed;
 
+/// Seed of the pivot sample of [`SymbolGraph::betweenness`] on large graphs.
+pub const BETWEENNESS_SEED: u64 = 7;
+
+/// Most [`SymbolGraph::trusted`] views kept per snapshot (distinct `min_confidence`
+/// values); the least recently used is dropped beyond, and rebuilt if asked again.
+pub const TRUSTED_VIEWS: usize = 4;
+
 impl SymbolGraph {
     /// Builds the graph from rows. Cost: O(nodes + edges).
     pub fn from_rows(rows: SymbolGraphRows) -> SymbolGraph {
@@ -193,6 +214,8 @@ impl SymbolGraph {
             by_id,
             pagerank: OnceLock::new(),
             communities: OnceLock::new(),
+            betweenness: OnceLock::new(),
+            views: Mutex::new(Vec::new()),
             min_confidence: 0.0,
             left_out: 0,
             memo: Mutex::new(HashMap::new()),
@@ -203,34 +226,55 @@ impl SymbolGraph {
     /// the edges whose confidence is at least `min_confidence` (imports, containment and
     /// compiler-index edges are 1.0 and always kept). Node indices are those of `self`.
     /// Built once per threshold and snapshot (also when no edge falls below, so that
-    /// [`SymbolGraph::min_confidence`] tells the threshold the answer used); `self`
-    /// itself when `self` is already that view. Cost: O(nodes + edges) the first time.
+    /// [`SymbolGraph::min_confidence`] tells the threshold the answer used) and kept
+    /// among the [`TRUSTED_VIEWS`] most recently used, together with the results cached
+    /// in it; `self` itself when `self` is already that view. Thread-safe: concurrent
+    /// calls for a missing view build it once. Cost: O(nodes + edges) the first time.
     pub fn trusted(self: &Arc<Self>, min_confidence: f64) -> Arc<SymbolGraph> {
         if min_confidence <= self.min_confidence {
             return Arc::clone(self);
         }
-        let key = format!("trusted:{min_confidence}");
-        let view: Arc<Arc<SymbolGraph>> = self.memo(&key, || {
-            // Confidences are stored as f32: compare at that precision so 0.97 keeps 0.97.
-            let min = min_confidence as f32;
-            let graph = self.graph.filter_map(
-                |_, n| Some(n.clone()),
-                |_, e| (e.confidence >= min).then_some(*e),
-            );
-            let left_out = self.graph.edge_count() - graph.edge_count() + self.left_out;
-            Arc::new(SymbolGraph {
-                graph,
-                generation: self.generation,
-                by_key: self.by_key.clone(),
-                by_id: self.by_id.clone(),
-                pagerank: OnceLock::new(),
-                communities: OnceLock::new(),
-                min_confidence,
-                left_out,
-                memo: Mutex::new(HashMap::new()),
-            })
-        });
-        Arc::clone(&view)
+        let key = min_confidence.to_bits();
+        // Held while a missing view is built, so that concurrent calls build it once.
+        let Ok(mut views) = self.views.lock() else {
+            return Arc::new(self.filtered(min_confidence));
+        };
+        if let Some(at) = views.iter().position(|(k, _)| *k == key) {
+            let entry = views.remove(at);
+            let view = Arc::clone(&entry.1);
+            views.push(entry);
+            return view;
+        }
+        let view = Arc::new(self.filtered(min_confidence));
+        if views.len() >= TRUSTED_VIEWS {
+            views.remove(0);
+        }
+        views.push((key, Arc::clone(&view)));
+        view
+    }
+
+    /// A new view of this snapshot without the edges below `min_confidence`.
+    fn filtered(&self, min_confidence: f64) -> SymbolGraph {
+        // Confidences are stored as f32: compare at that precision so 0.97 keeps 0.97.
+        let min = min_confidence as f32;
+        let graph = self.graph.filter_map(
+            |_, n| Some(n.clone()),
+            |_, e| (e.confidence >= min).then_some(*e),
+        );
+        let left_out = self.graph.edge_count() - graph.edge_count() + self.left_out;
+        SymbolGraph {
+            graph,
+            generation: self.generation,
+            by_key: self.by_key.clone(),
+            by_id: self.by_id.clone(),
+            pagerank: OnceLock::new(),
+            communities: OnceLock::new(),
+            betweenness: OnceLock::new(),
+            views: Mutex::new(Vec::new()),
+            min_confidence,
+            left_out,
+            memo: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The `min_confidence` this view was filtered at (0.0 for the whole graph).
@@ -327,6 +371,16 @@ impl SymbolGraph {
     /// The community index of an id from [`Communities::ids`].
     pub fn community_by_id(&self, id: &str) -> Option<usize> {
         self.communities().ids.iter().position(|c| c == id)
+    }
+
+    /// Betweenness centrality of every node (Brandes; exact below
+    /// [`super::betweenness::EXACT_BELOW`] nodes, else sampled from
+    /// [`super::betweenness::AUTO_PIVOTS`] pivots drawn with [`BETWEENNESS_SEED`]; as
+    /// [`super::betweenness::betweenness_auto`]), computed once per snapshot.
+    /// Cost: O(min(V, 5000) (V + E)) the first time.
+    pub fn betweenness(&self) -> &Betweenness {
+        self.betweenness
+            .get_or_init(|| betweenness_auto(&self.graph, BETWEENNESS_SEED))
     }
 
     /// PageRank of the whole graph (damping 0.85, tolerance 1e-6, edge weights as

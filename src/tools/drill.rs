@@ -14,7 +14,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::graph::betweenness::betweenness_auto;
 use crate::graph::paths::k_shortest_paths;
 use crate::graph::symbol_graph::EdgeKind;
 use crate::graph::SymbolGraph;
@@ -28,7 +27,7 @@ pub const DEFAULT_BUDGET: usize = 3000;
 /// Most nodes `expand` returns before cutting.
 pub const EXPAND_CAP: usize = 200;
 /// Seed of sampled betweenness.
-pub const BETWEENNESS_SEED: u64 = 7;
+pub use crate::graph::symbol_graph::BETWEENNESS_SEED;
 
 /// Resolves a node argument: a key, or a label/name/path naming exactly one node.
 fn node_arg(g: &SymbolGraph, what: &str, arg: &str) -> Result<NodeIndex, ToolError> {
@@ -487,9 +486,9 @@ pub fn list_top_nodes(whole: &Arc<SymbolGraph>, args: &TopNodesArgs) -> Result<V
             .map(|ix| g.graph.neighbors_undirected(ix).count() as f64)
             .collect(),
         Metric::Betweenness => {
-            let b = betweenness_auto(&g.graph, BETWEENNESS_SEED);
+            let b = g.betweenness();
             extra = json!({"exact": b.exact, "pivots": b.pivots});
-            b.scores
+            b.scores.clone()
         }
     };
     let mut order: Vec<NodeIndex> = g.graph.node_indices().collect();

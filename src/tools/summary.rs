@@ -8,7 +8,6 @@ use std::time::Instant;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::graph::cycles::{find_cycles, CycleLimits};
 use crate::graph::FileGraph;
 use crate::index::Progress;
 
@@ -97,7 +96,7 @@ pub fn summarize(g: &FileGraph, scan_duration_ms: u64, cache_used: bool) -> Summ
             connection_count: d,
         })
         .collect();
-    let cycles = find_cycles(&g.graph, CycleLimits::default());
+    let cycles = g.cycles();
     let circular: Vec<Vec<String>> = cycles
         .cycles
         .iter()

@@ -42,8 +42,6 @@ use petgraph::visit::EdgeRef;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::graph::cycles::{find_cycles, CycleLimits};
-use crate::graph::pagerank::{pagerank, PageRankOptions};
 use crate::graph::FileGraph;
 use crate::tools::paths;
 use crate::tools::workspace::Workspace;
@@ -180,7 +178,7 @@ pub fn render_html(
 ) -> Result<(String, WindowStats), ToolError> {
     let started = Instant::now();
     let n = g.graph.node_count();
-    let pr = pagerank(&g.graph, |_| 1.0, PageRankOptions::default()).scores;
+    let pr = g.pagerank();
 
     // Files drawn: all, or the max_nodes of highest PageRank (ties by path order).
     let mut order: Vec<NodeIndex> = g.graph.node_indices().collect();
@@ -199,17 +197,13 @@ pub fn render_html(
     // Strongly connected components of the whole graph: an edge is on a cycle when
     // both ends are in the same non-trivial component.
     let mut comp = vec![usize::MAX; n];
-    for (ci, c) in petgraph::algo::kosaraju_scc(&g.graph)
-        .into_iter()
-        .filter(|c| c.len() > 1)
-        .enumerate()
-    {
-        for ix in c {
+    for (ci, c) in g.strong_components().iter().enumerate() {
+        for &ix in c {
             comp[ix.index()] = ci;
         }
     }
     let on_cycle = |ix: NodeIndex| comp[ix.index()] != usize::MAX;
-    let cycles = find_cycles(&g.graph, CycleLimits::default());
+    let cycles = g.cycles();
 
     let max_pr = order
         .iter()
