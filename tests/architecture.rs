@@ -402,7 +402,7 @@ fn nothing_imports_a_layer_above_it() {
     // Every top-level module has a layer (a new one must be placed deliberately).
     let unplaced: BTreeSet<String> = files
         .keys()
-        .filter(|m| m.len() >= 1 && m[0] != "<main>" && layer(m).is_none())
+        .filter(|m| !m.is_empty() && m[0] != "<main>" && layer(m).is_none())
         .map(|m| m[0].clone())
         .collect();
     assert!(
