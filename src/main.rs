@@ -83,7 +83,7 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
         format: ExportFormat,
         /// html: draw at most this many files, those of highest PageRank.
-        #[arg(long, default_value_t = constellation::tools::window::DEFAULT_MAX_NODES)]
+        #[arg(long, default_value_t = constellation::docs::window::DEFAULT_MAX_NODES)]
         max_nodes: usize,
     },
     /// The graph summary (constellation_get_graph_summary); indexes first if needed.
@@ -479,7 +479,7 @@ fn run(cli: Cli) -> Result<i32> {
                     constellation::tools::export::export_dot(&g, &mut out)
                 }
                 ExportFormat::Html => {
-                    use constellation::tools::window;
+                    use constellation::docs::window;
                     let max = window::check_max_nodes(Some(max_nodes))
                         .map_err(|e| anyhow::anyhow!("{e}"))?;
                     let rows = constellation::store::graph::load_file_graph(&mut conn)?;

@@ -37,7 +37,7 @@ use serde::Serialize;
 use super::resolve::{Family, Rule};
 use super::IndexError;
 use crate::store::files::IndexTx;
-use crate::store::scip::{ScipFile, ScipNode, ScipRef};
+use crate::store::scip_files::{ScipFile, ScipNode, ScipRef};
 
 /// A document is stale when more than this share of its checked definitions do not
 /// spell their symbol's name at their range. An edit that moves lines makes most of

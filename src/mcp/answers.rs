@@ -11,16 +11,16 @@ use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde::Serialize;
 
+use crate::docs::file_info::FileInfoResponse;
+use crate::docs::folder_info::FolderInfoResponse;
+use crate::docs::inspect::InspectResponse;
+use crate::docs::window::OpenWindowResponse;
 use crate::memory::tasks::TasksAnswer;
 use crate::memory::thinking::ThinkingResponse;
 use crate::memory::work::{RecentWorks, SaveWorkAnswer, WorkInfo};
-use crate::tools::file_info::FileInfoResponse;
-use crate::tools::folder_info::FolderInfoResponse;
-use crate::tools::inspect::InspectResponse;
 use crate::tools::query::QueryResponse;
 use crate::tools::summarize::{Rendered, SummarizeResponse};
 use crate::tools::summary::SummaryResponse;
-use crate::tools::window::OpenWindowResponse;
 use crate::tools::workspace_root::SetWorkspaceRootResponse;
 use crate::tools::ToolError;
 
@@ -66,7 +66,7 @@ macro_rules! json_answers {
 json_answers! {
     SummaryResponse,
     FileInfoResponse,
-    crate::tools::docs::SavedDoc,
+    crate::docs::saved::SavedDoc,
     FolderInfoResponse,
     InspectResponse,
     SetWorkspaceRootResponse,

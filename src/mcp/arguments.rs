@@ -9,13 +9,13 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+use crate::docs::file_info::{FileInfoArgs, ReportFileInfoArgs};
+use crate::docs::folder_info::{FolderInfoArgs, ReportFolderInfoArgs};
+use crate::docs::inspect::InspectArgs;
 use crate::memory::tasks::{MarkDoneArgs, SessionArgs, UpdateTasksArgs};
 use crate::memory::thinking::{self, ThoughtArgs, ThoughtInput};
 use crate::memory::work::{GetWorkArgs, SaveWorkArgs};
 use crate::tools::drill::{CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs};
-use crate::tools::file_info::{FileInfoArgs, ReportFileInfoArgs};
-use crate::tools::folder_info::{FolderInfoArgs, ReportFolderInfoArgs};
-use crate::tools::inspect::InspectArgs;
 use crate::tools::query::QueryArgs;
 use crate::tools::summarize::SummarizeArgs;
 use crate::tools::workspace_root::SetWorkspaceRootArgs;
@@ -93,7 +93,7 @@ serde_args! {
     FolderInfoArgs => |a| a.workspace_root.as_deref(),
     ReportFolderInfoArgs => |a| a.workspace_root.as_deref(),
     InspectArgs => |a| a.workspace_root.as_deref(),
-    crate::tools::window::OpenWindowArgs => |a| a.workspace_root.as_deref(),
+    crate::docs::window::OpenWindowArgs => |a| a.workspace_root.as_deref(),
     QueryArgs => |a| a.workspace_root.as_deref(),
     // The root to switch to is the workspace the call works on.
     SetWorkspaceRootArgs => |a| Some(a.path.as_str()),

@@ -28,6 +28,10 @@ use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 
+use crate::docs::file_info::{self, FileInfoArgs, ReportFileInfoArgs};
+use crate::docs::folder_info::{self, FolderInfoArgs, ReportFolderInfoArgs};
+use crate::docs::inspect::{self, InspectArgs};
+use crate::docs::window::{self, OpenWindowArgs};
 use crate::graph::SymbolGraph;
 use crate::memory::tasks::{self, MarkDoneArgs, SessionArgs, UpdateTasksArgs};
 use crate::memory::thinking::{self, ThoughtInput};
@@ -35,13 +39,9 @@ use crate::memory::work::{self, GetWorkArgs, SaveWorkArgs};
 use crate::tools::drill::{
     self, CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs,
 };
-use crate::tools::file_info::{self, FileInfoArgs, ReportFileInfoArgs};
-use crate::tools::folder_info::{self, FolderInfoArgs, ReportFolderInfoArgs};
-use crate::tools::inspect::{self, InspectArgs};
 use crate::tools::query::{self, QueryArgs};
 use crate::tools::summarize::{self, SummarizeArgs};
 use crate::tools::summary;
-use crate::tools::window::{self, OpenWindowArgs};
 use crate::tools::workspace::Workspace;
 use crate::tools::workspace_root::{self, SetWorkspaceRootArgs};
 use crate::tools::ToolError;

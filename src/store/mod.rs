@@ -225,8 +225,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
 }
 
 pub mod audit;
-pub mod docs;
-pub mod export;
+pub mod export_reads;
 pub mod files;
 pub mod graph;
-pub mod scip;
+pub mod scip_files;

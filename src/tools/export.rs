@@ -7,7 +7,7 @@ use std::io::Write;
 use rusqlite::Connection;
 
 use crate::graph::FileGraph;
-use crate::store::export::{each_edge, each_file, each_node};
+use crate::store::export_reads::{each_edge, each_file, each_node};
 use crate::store::StoreError;
 
 /// Errors of an export: reading the index, or writing the output.

@@ -4,17 +4,12 @@
 //! `memory`, beside their database.
 
 pub mod audit;
-pub mod docs;
 pub mod drill;
 pub mod export;
-pub mod file_info;
-pub mod folder_info;
-pub mod inspect;
-pub mod paths;
 pub mod query;
+pub mod sandbox;
 pub mod summarize;
 pub mod summary;
-pub mod window;
 pub mod workspace;
 pub mod workspace_root;
 

@@ -43,7 +43,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::FileGraph;
-use crate::tools::paths;
+use crate::tools::sandbox;
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 
@@ -130,8 +130,8 @@ pub fn open_window(ws: &Workspace, args: &OpenWindowArgs) -> Result<OpenWindowRe
         .unwrap_or_else(|| ws.root().display().to_string());
     let (html, stats) = render_html(&graph, &title, max_nodes)?;
     let (dir, name) = WINDOW_PATH.rsplit_once('/').unwrap_or((".", WINDOW_PATH));
-    let abs_dir = paths::create_dir_inside(ws.root(), dir)?;
-    let target = paths::write_atomic(&abs_dir, name, html.as_bytes())?;
+    let abs_dir = sandbox::create_dir_inside(ws.root(), dir)?;
+    let target = sandbox::write_atomic(&abs_dir, name, html.as_bytes())?;
     let path = target.to_string_lossy().into_owned();
     Ok(OpenWindowResponse {
         url: format!("file://{path}"),

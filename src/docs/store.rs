@@ -7,7 +7,7 @@
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// One row of `files`, as the documentation tools need it.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::paths;
-use super::ToolError;
+use crate::tools::sandbox;
+use crate::tools::ToolError;
 
 /// At most this many lines per call; a longer range is cut and says so.
 pub const MAX_LINES: usize = 500;
@@ -48,14 +48,14 @@ pub struct InspectResponse {
 
 /// Reads lines `start_line..=end_line` of `path` in the workspace at `root`.
 ///
-/// Errors: `outside_workspace`, `not_found` (see [`paths::resolve`]);
+/// Errors: `outside_workspace`, `not_found` (see [`sandbox::resolve`]);
 /// `invalid_argument` for a directory, a start below 1, an end before the start, or a
 /// start past the last line; `unsupported_file` for a binary file; `io_error`.
 pub fn inspect_source(
     root: &std::path::Path,
     args: &InspectArgs,
 ) -> Result<InspectResponse, ToolError> {
-    let p = paths::resolve(root, &args.path)?;
+    let p = sandbox::resolve(root, &args.path)?;
     if p.is_dir {
         return Err(ToolError::InvalidArgument(format!(
             "{} is a directory; give a file (folder_info describes directories)",

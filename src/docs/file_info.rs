@@ -18,9 +18,9 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::store::docs::{self as store_docs, CallerEntry, FileEntry, SymbolDef};
-use crate::tools::docs::{self, code, ExistingDoc, SavedDoc};
-use crate::tools::paths::{self, WorkspacePath};
+use crate::docs::saved::{self, code, ExistingDoc, SavedDoc};
+use crate::docs::store::{self as store_docs, CallerEntry, FileEntry, SymbolDef};
+use crate::tools::sandbox::{self, WorkspacePath};
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 
@@ -212,7 +212,7 @@ struct Loaded {
 /// Resolves `path`, reads it, and makes sure the index has it at the digest just read
 /// (indexing first when it does not).
 fn load(ws: &Workspace, path: &str) -> Result<Loaded, ToolError> {
-    let p = paths::resolve(ws.root(), path)?;
+    let p = sandbox::resolve(ws.root(), path)?;
     if p.is_dir {
         return Err(ToolError::InvalidArgument(format!(
             "{} is a directory; use folder_info for directories",
@@ -467,8 +467,8 @@ fn prompt(
     source: &str,
     existing: Option<&ExistingDoc>,
 ) -> (String, bool) {
-    let (kept, cut) = docs::cut_at_line(source, MAX_SOURCE_BYTES);
-    let fence = docs::fence_for(kept);
+    let (kept, cut) = saved::cut_at_line(source, MAX_SOURCE_BYTES);
+    let fence = saved::fence_for(kept);
     let lang = s.language.as_deref().unwrap_or("");
     let mut p = String::new();
     p.push_str("You are a Code Documentation Assistant.\n\n");
@@ -507,7 +507,7 @@ fn prompt(
                 doc.saved_at
             ));
         }
-        let f = docs::fence_for(&doc.markdown);
+        let f = saved::fence_for(&doc.markdown);
         p.push_str(&format!("{f}markdown\n{}\n{f}\n", doc.markdown.trim_end()));
     }
     p.push_str(
@@ -534,13 +534,13 @@ fn prompt(
 /// `file_info`: the structure of `path` from the index, the prompt, and the state of
 /// any saved doc.
 ///
-/// Errors: `outside_workspace`, `not_found` (see [`paths::resolve`]); `invalid_argument`
+/// Errors: `outside_workspace`, `not_found` (see [`sandbox::resolve`]); `invalid_argument`
 /// for a directory; `unsupported_file` for a file the index skips (binary, too large,
 /// ignored); `index_failed`, `database_error`, `io_error`.
 pub fn file_info(ws: &Workspace, path: &str) -> Result<FileInfoResponse, ToolError> {
     let l = load(ws, path)?;
     let s = structure(ws, &l)?;
-    let existing = docs::existing(ws, "file", &l.path.rel, &l.digest)?;
+    let existing = saved::existing(ws, "file", &l.path.rel, &l.digest)?;
     let (prompt, truncated) = prompt(&l.path.rel, &s, &l.source, existing.as_ref());
     Ok(FileInfoResponse {
         status: "prompt_ready".into(),
@@ -716,13 +716,16 @@ fn connections(rel: &str, s: &FileStructure) -> String {
     }
     let mut parts = Vec::new();
     if !called_by.is_empty() {
-        parts.push(format!("Called by {}", docs::join_capped(&called_by, 10)));
+        parts.push(format!("Called by {}", saved::join_capped(&called_by, 10)));
     }
     if !importers.is_empty() {
-        parts.push(format!("imported by {}", docs::join_capped(&importers, 10)));
+        parts.push(format!(
+            "imported by {}",
+            saved::join_capped(&importers, 10)
+        ));
     }
     if !imports.is_empty() {
-        parts.push(format!("imports {}", docs::join_capped(&imports, 10)));
+        parts.push(format!("imports {}", saved::join_capped(&imports, 10)));
     }
     if parts.is_empty() {
         "none found in the index".into()
@@ -772,7 +775,7 @@ pub fn report_file_info(ws: &Workspace, args: &ReportFileInfoArgs) -> Result<Sav
             },
             l.path.rel,
             unknown.join(", "),
-            docs::join_capped(&known, 60)
+            saved::join_capped(&known, 60)
         )));
     }
     let undocumented: Vec<String> = s
@@ -784,11 +787,11 @@ pub fn report_file_info(ws: &Workspace, args: &ReportFileInfoArgs) -> Result<Sav
         .collect();
     let markdown = render_markdown(&l.path.rel, &s, args);
     let report = serde_json::to_value(args).map_err(|e| ToolError::Internal(e.to_string()))?;
-    docs::save(
+    saved::save(
         ws,
         "file",
         &l.path.rel,
-        docs::file_doc_location(&l.path.rel),
+        saved::file_doc_location(&l.path.rel),
         &l.digest,
         markdown,
         &report,

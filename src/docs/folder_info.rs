@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::store::docs::{self as store_docs, FolderFile};
-use crate::tools::docs::{self, code, ExistingDoc, SavedDoc};
-use crate::tools::paths;
+use crate::docs::saved::{self, code, ExistingDoc, SavedDoc};
+use crate::docs::store::{self as store_docs, FolderFile};
+use crate::tools::sandbox;
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 
@@ -180,7 +180,7 @@ pub fn folder_digest(files: &[FolderFile]) -> String {
 
 /// Resolves the folder, refreshes the index and reads the folder's structure.
 fn load(ws: &Workspace, path: &str) -> Result<(String, FolderStructure), ToolError> {
-    let p = paths::resolve(ws.root(), path)?;
+    let p = sandbox::resolve(ws.root(), path)?;
     if !p.is_dir {
         return Err(ToolError::InvalidArgument(format!(
             "{} is a file; use file_info for files",
@@ -324,7 +324,7 @@ pub fn structure_markdown(s: &FolderStructure) -> String {
             String::new()
         } else {
             let names: Vec<String> = f.top_level.iter().map(|n| code(n)).collect();
-            format!(" — defines {}", docs::join_capped(&names, 12))
+            format!(" — defines {}", saved::join_capped(&names, 12))
         };
         md.push_str(&format!(
             "- {} ({}; {} functions, {} classes) — {}{top}\n",
@@ -411,7 +411,7 @@ fn prompt(rel: &str, s: &FolderStructure, existing: Option<&ExistingDoc>) -> Str
             },
             doc.saved_at
         ));
-        let f = docs::fence_for(&doc.markdown);
+        let f = saved::fence_for(&doc.markdown);
         p.push_str(&format!("{f}markdown\n{}\n{f}\n", doc.markdown.trim_end()));
     }
     p.push_str(
@@ -438,7 +438,7 @@ fn prompt(rel: &str, s: &FolderStructure, existing: Option<&ExistingDoc>) -> Str
 /// `invalid_argument` for a file; `index_failed`, `database_error`.
 pub fn folder_info(ws: &Workspace, path: &str) -> Result<FolderInfoResponse, ToolError> {
     let (rel, s) = load(ws, path)?;
-    let existing = docs::existing(ws, "folder", &rel, &s.digest)?;
+    let existing = saved::existing(ws, "folder", &rel, &s.digest)?;
     Ok(FolderInfoResponse {
         status: "prompt_ready".into(),
         prompt_for_host_llm: prompt(&rel, &s, existing.as_ref()),
@@ -564,7 +564,7 @@ pub fn report_folder_info(
             "key_files name files that are not in {rel} (unknown: {}); files there: {}. \
              Nothing was saved: fix the names and call report_folder_info again",
             unknown.join(", "),
-            docs::join_capped(&names, 60)
+            saved::join_capped(&names, 60)
         )));
     }
     let undocumented: Vec<String> = s
@@ -580,11 +580,11 @@ pub fn report_folder_info(
         .collect();
     let markdown = render_markdown(&rel, &s, args);
     let report = serde_json::to_value(args).map_err(|e| ToolError::Internal(e.to_string()))?;
-    docs::save(
+    saved::save(
         ws,
         "folder",
         &rel,
-        docs::folder_doc_location(&rel),
+        saved::folder_doc_location(&rel),
         &s.digest,
         markdown,
         &report,

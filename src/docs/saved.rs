@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::memory::doc_rows::{self, DocRow};
-use crate::tools::paths;
+use crate::tools::sandbox;
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 
@@ -104,7 +104,7 @@ pub fn existing(
 
 /// Writes `markdown` to its place under `.artifacts/src` atomically and records it in
 /// `file_docs`. The directory is created inside the root only (a link leading out is
-/// refused, see [`paths::create_dir_inside`]).
+/// refused, see [`sandbox::create_dir_inside`]).
 ///
 /// Errors: `outside_workspace`, `io_error`, `database_error`.
 #[allow(clippy::too_many_arguments)]
@@ -119,8 +119,8 @@ pub fn save(
     undocumented: Vec<String>,
 ) -> Result<SavedDoc, ToolError> {
     let (dir, name) = location;
-    let abs_dir = paths::create_dir_inside(ws.root(), &dir)?;
-    let target = paths::write_atomic(&abs_dir, &name, markdown.as_bytes())?;
+    let abs_dir = sandbox::create_dir_inside(ws.root(), &dir)?;
+    let target = sandbox::write_atomic(&abs_dir, &name, markdown.as_bytes())?;
     let saved_at = now();
     let artifact_path = format!("{dir}/{name}");
     let conn = ws.memory().conn()?;
