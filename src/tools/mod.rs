@@ -7,6 +7,7 @@ pub mod drill;
 pub mod export;
 pub mod file_info;
 pub mod folder_info;
+pub mod git;
 pub mod inspect;
 pub mod paths;
 pub mod query;
