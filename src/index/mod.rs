@@ -93,9 +93,10 @@ pub struct IndexReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scip: Option<ScipReport>,
     /// Paths that could not be listed, stat-ed or read because of an error other than
-    /// "not found" (permissions, I/O). A file indexed before keeps its rows as they
-    /// were (it is not taken for deleted, and it is read again next run); a new one is
-    /// recorded with status `unreadable`. Each is logged as a warning.
+    /// "not found" (permissions, I/O). In an incremental run a file indexed before
+    /// keeps its rows as they were (it is not taken for deleted, and it is read again
+    /// next run); a new one is recorded with status `unreadable`; `--full` keeps only
+    /// what it could read. Each is logged as a warning.
     pub unreadable: usize,
     /// The first [`MAX_UNREADABLE_LISTED`] of them, as `PATH: ERROR` (`PATH` is `.`
     /// for the root, `?` when the error names no path).
