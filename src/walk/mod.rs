@@ -79,7 +79,9 @@ impl WalkProblem {
 /// list or stat (sorted, each also logged as a warning).
 #[derive(Debug, Clone, Default)]
 pub struct Walk {
+    /// Regular files, sorted by path.
     pub files: Vec<WalkedFile>,
+    /// Paths that could not be listed or stat-ed, sorted by path.
     pub problems: Vec<WalkProblem>,
 }
 

@@ -15,6 +15,7 @@ pub enum Dimension {
 }
 
 impl Dimension {
+    /// The dimension's name in reviews (`correctness`, ...).
     pub fn name(self) -> &'static str {
         match self {
             Dimension::Correctness => "correctness",
@@ -44,6 +45,7 @@ impl Severity {
         }
     }
 
+    /// The severity's name in comments (`blocker`, `major`, `minor`).
     pub fn name(self) -> &'static str {
         match self {
             Severity::Blocker => "blocker",
