@@ -92,10 +92,37 @@ pub struct IndexReport {
     /// What the SCIP indexes of `--scip` did; `None` without them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scip: Option<ScipReport>,
+    /// Paths that could not be listed, stat-ed or read because of an error other than
+    /// "not found" (permissions, I/O). In an incremental run a file indexed before
+    /// keeps its rows as they were (it is not taken for deleted, and it is read again
+    /// next run); a new one is recorded with status `unreadable`; `--full` keeps only
+    /// what it could read. Each is logged as a warning.
+    pub unreadable: usize,
+    /// The first [`MAX_UNREADABLE_LISTED`] of them, as `PATH: ERROR` (`PATH` is `.`
+    /// for the root, `?` when the error names no path).
+    pub unreadable_paths: Vec<String>,
     /// Edges with provenance `scip` that this run removed because their files changed
     /// or what they call changed (their references were resolved again by the
     /// heuristic rules); 0 when `--scip` was given (it puts them back where it can).
     pub scip_edges_dropped: i64,
+}
+
+/// Most unreadable paths listed in [`IndexReport::unreadable_paths`].
+pub const MAX_UNREADABLE_LISTED: usize = 20;
+
+impl IndexReport {
+    /// Counts one path that could not be read, listing it while there is room.
+    fn note_unreadable(&mut self, path: Option<&str>, message: &str) {
+        self.unreadable += 1;
+        if self.unreadable_paths.len() < MAX_UNREADABLE_LISTED {
+            let path = match path {
+                None => "?",
+                Some("") => ".",
+                Some(p) => p,
+            };
+            self.unreadable_paths.push(format!("{path}: {message}"));
+        }
+    }
 }
 
 /// How a stored index differs from the disk.
@@ -146,6 +173,9 @@ enum Outcome {
     Same,
     /// The file vanished between the walk and the read.
     Vanished,
+    /// The file was indexed before and cannot be read now (permissions, I/O): its
+    /// rows stay as they were, its stat is not updated (so it is read again next run).
+    Unreadable(String),
     /// New contents (or a new file).
     Content(Content),
 }
@@ -189,6 +219,7 @@ fn read_file(w: &WalkedFile, prev: Option<&StoredFile>, opts: &IndexOptions) -> 
     let bytes = match std::fs::read(&w.abs_path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
+        Err(e) if prev.is_some() => return Outcome::Unreadable(e.to_string()),
         Err(e) => return Outcome::Content(content("unreadable", None, e.to_string())),
     };
     let digest = walk::digest(&bytes);
@@ -255,8 +286,14 @@ const CHUNK: usize = 256;
 
 /// Indexes `root` into `store`, incrementally unless `opts.full`.
 ///
+/// The run goes in phases, each a function below: [`compare`] (the walk against the
+/// stored files), [`read_and_write`] (hash, parse and write what moved, parsing the
+/// next chunk while this one is written), [`resolve_and_apply_scip`] (references,
+/// secondary indexes, SCIP), [`commit_run`] (the run record and the totals).
+///
 /// Errors: the root is not a directory, a bad exclude glob, or a database error (then
-/// nothing of this run is committed).
+/// nothing of this run is committed). A path that cannot be listed, stat-ed or read is
+/// not an error: it is counted in [`IndexReport::unreadable`], and its rows are kept.
 pub fn index(
     store: &Store,
     root: &Path,
@@ -264,7 +301,6 @@ pub fn index(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<IndexReport, IndexError> {
     let started = Instant::now();
-    let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     // SCIP files first: one that cannot be used fails the run before anything is written.
     let scip_inputs = opts
         .scip
@@ -272,35 +308,85 @@ pub fn index(
         .map(|p| scip::load(p))
         .collect::<Result<Vec<_>, _>>()?;
     let walked = walk::walk(root, &opts.walk)?;
-    let mut conn = store.conn()?;
-    let stored = load_files(&conn)?;
+    index_walked(store, root, opts, progress, started, scip_inputs, &walked)
+}
 
-    let seen: HashSet<&str> = walked.iter().map(|w| w.path.as_str()).collect();
+/// What the walk says must be done, against the stored files.
+struct Plan<'a> {
+    /// Stored files the walk did not find and that no walk problem covers, by path.
+    removed: Vec<&'a StoredFile>,
+    /// Files whose stat moved or that are new (all of them with `full`), with their
+    /// stored row.
+    to_read: Vec<(&'a WalkedFile, Option<&'a StoredFile>)>,
+}
+
+/// Compares the walk with the stored files. A stored file the walk did not find is
+/// removed only when no walk problem covers it: a directory that could not be listed
+/// hides its files, it does not delete them.
+fn compare<'a>(
+    walked: &'a walk::Walk,
+    stored: &'a HashMap<String, StoredFile>,
+    full: bool,
+) -> Plan<'a> {
+    let seen: HashSet<&str> = walked.files.iter().map(|w| w.path.as_str()).collect();
     let mut removed: Vec<&StoredFile> = stored
         .values()
         .filter(|s| !seen.contains(s.path.as_str()))
+        .filter(|s| !walked.problems.iter().any(|p| p.covers(&s.path)))
         .collect();
     removed.sort_by(|a, b| a.path.cmp(&b.path));
-    let to_read: Vec<(&WalkedFile, Option<&StoredFile>)> = walked
+    let to_read = walked
+        .files
         .iter()
         .filter_map(|w| match stored.get(&w.path) {
-            Some(s) if !opts.full && s.size == w.size as i64 && s.mtime_ns == w.mtime_ns => None,
+            Some(s) if !full && s.size == w.size as i64 && s.mtime_ns == w.mtime_ns => None,
             prev => Some((w, prev)),
         })
         .collect();
+    Plan { removed, to_read }
+}
+
+/// What the writing phases gather for resolution.
+#[derive(Default)]
+struct Pending {
+    /// References of re-parsed files: inserted after resolution, with their status.
+    new_refs: Vec<Ref>,
+    changes: Changes,
+    /// A file came or went (imports may resolve differently).
+    paths_changed: bool,
+}
+
+/// The run after the walk: compare, write, resolve, commit. `walked` may come from
+/// anywhere (tests inject walk problems here).
+fn index_walked(
+    store: &Store,
+    root: &Path,
+    opts: &IndexOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+    started: Instant,
+    scip_inputs: Vec<scip::ScipInput>,
+    walked: &walk::Walk,
+) -> Result<IndexReport, IndexError> {
+    let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let mut conn = store.conn()?;
+    let stored = load_files(&conn)?;
+    let Plan { removed, to_read } = compare(walked, &stored, opts.full);
     let walk_ms = started.elapsed().as_millis() as u64;
-    tracing::info!("walk: {} files in {walk_ms} ms", walked.len());
+    tracing::info!("walk: {} files in {walk_ms} ms", walked.files.len());
     progress(Progress::Walked {
-        files: walked.len(),
+        files: walked.files.len(),
         to_read: to_read.len(),
     });
 
     let mut report = IndexReport {
-        files_seen: walked.len(),
+        files_seen: walked.files.len(),
         files_hashed: to_read.len(),
         walk_ms,
         ..IndexReport::default()
     };
+    for p in &walked.problems {
+        report.note_unreadable(p.path.as_deref(), &p.message);
+    }
     if to_read.is_empty()
         && removed.is_empty()
         && !opts.full
@@ -334,20 +420,87 @@ pub fn index(
     } else {
         Vec::new()
     };
-    // References of re-parsed files: inserted after resolution, with their status.
-    let mut new_refs: Vec<Ref> = Vec::new();
-    let mut changes = Changes::default();
-    let mut paths_changed = opts.full;
+    let mut pending = Pending {
+        paths_changed: opts.full,
+        ..Pending::default()
+    };
 
     for gone in &removed {
         if !opts.full {
-            changes.remove(&tx, gone)?;
+            pending.changes.remove(&tx, gone)?;
             tx.delete_file(gone.id)?;
         }
         report.files_removed += 1;
-        paths_changed = true;
+        pending.paths_changed = true;
     }
 
+    read_and_write(
+        &tx,
+        &to_read,
+        opts,
+        generation,
+        progress,
+        &mut report,
+        &mut pending,
+    )?;
+
+    let mut changed = opts.full || report.files_parsed > 0 || report.files_removed > 0;
+    report.parse_ms = started.elapsed().as_millis() as u64 - walk_ms;
+    tracing::info!(
+        "read, parse and write: {} files in {} ms",
+        to_read.len(),
+        report.parse_ms
+    );
+    // A manifest or tsconfig that came, went or moved may change any import.
+    let configs_moved = to_read
+        .iter()
+        .map(|(w, _)| w.path.as_str())
+        .chain(removed.iter().map(|s| s.path.as_str()))
+        .any(import_resolution::is_resolution_config);
+    changed |= resolve_and_apply_scip(
+        &tx,
+        root,
+        fresh,
+        configs_moved,
+        pending,
+        &suspended,
+        scip_edges_before,
+        &scip_inputs,
+        &mut report,
+        progress,
+    )?;
+    report.resolve_ms = started.elapsed().as_millis() as u64 - walk_ms - report.parse_ms;
+    tracing::info!(
+        "resolved {} references in {} ms",
+        report.refs_resolved,
+        report.resolve_ms
+    );
+    let new_generation = if changed { generation } else { old_generation };
+    report.duration_ms = started.elapsed().as_millis() as u64;
+    report.generation = new_generation;
+    report.changed = changed;
+    commit_run(tx, &started_at, opts.full, &mut report)?;
+    let (nodes, edges) = conn.query_row(
+        "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges)",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    report.nodes = nodes;
+    report.edges = edges;
+    Ok(report)
+}
+
+/// Reads, hashes and parses the files of `to_read` on the thread pool, chunk by chunk,
+/// and writes each chunk on this thread while the pool reads the next one.
+fn read_and_write(
+    tx: &IndexTx<'_>,
+    to_read: &[(&WalkedFile, Option<&StoredFile>)],
+    opts: &IndexOptions,
+    generation: i64,
+    progress: &(dyn Fn(Progress) + Sync),
+    report: &mut IndexReport,
+    pending: &mut Pending,
+) -> Result<(), IndexError> {
     // Parse chunk k+1 on the pool while this thread writes chunk k.
     let done = AtomicUsize::new(0);
     let total = to_read.len();
@@ -375,15 +528,15 @@ pub fn index(
             for ((w, prev), outcome) in chunk.iter().zip(outcomes) {
                 let prev = prev.filter(|_| !opts.full);
                 written = write_outcome(
-                    &tx,
+                    tx,
                     w,
                     prev,
                     outcome,
                     generation,
-                    &mut report,
-                    &mut new_refs,
-                    &mut changes,
-                    &mut paths_changed,
+                    report,
+                    &mut pending.new_refs,
+                    &mut pending.changes,
+                    &mut pending.paths_changed,
                 );
                 if written.is_err() {
                     break;
@@ -396,20 +549,29 @@ pub fn index(
         written?;
         read_ahead = next_outcomes;
     }
+    Ok(())
+}
 
-    let mut changed = opts.full || report.files_parsed > 0 || report.files_removed > 0;
-    report.parse_ms = started.elapsed().as_millis() as u64 - walk_ms;
-    tracing::info!(
-        "read, parse and write: {} files in {} ms",
-        to_read.len(),
-        report.parse_ms
-    );
-    // A manifest or tsconfig that came, went or moved may change any import.
-    let configs_moved = to_read
-        .iter()
-        .map(|(w, _)| w.path.as_str())
-        .chain(removed.iter().map(|s| s.path.as_str()))
-        .any(import_resolution::is_resolution_config);
+/// Resolves the references this run made or unsettled, rebuilds the suspended
+/// secondary indexes and applies the SCIP indexes. True when SCIP changed any edge.
+#[allow(clippy::too_many_arguments)]
+fn resolve_and_apply_scip(
+    tx: &IndexTx<'_>,
+    root: &Path,
+    fresh: bool,
+    configs_moved: bool,
+    pending: Pending,
+    suspended: &[String],
+    scip_edges_before: Option<i64>,
+    scip_inputs: &[scip::ScipInput],
+    report: &mut IndexReport,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<bool, IndexError> {
+    let Pending {
+        new_refs,
+        mut changes,
+        paths_changed,
+    } = pending;
     let mut recheck_imports = paths_changed || configs_moved;
     if fresh {
         // Nothing older than this run exists to re-resolve.
@@ -419,19 +581,20 @@ pub fn index(
     // A run that only records itself (nothing parsed or removed) resolves nothing.
     if !(new_refs.is_empty() && changes.is_empty() && !recheck_imports) {
         let t = Instant::now();
-        let mut resolver = resolve::Resolver::new(&tx, root, fresh)?;
+        let mut resolver = resolve::Resolver::new(tx, root, fresh)?;
         tracing::debug!("resolver loaded in {} ms", t.elapsed().as_millis());
-        report.refs_resolved = resolver.run(&tx, new_refs, &changes, recheck_imports, progress)?;
+        report.refs_resolved = resolver.run(tx, new_refs, &changes, recheck_imports, progress)?;
     }
     let t = Instant::now();
-    tx.restore_indexes(&suspended)?;
+    tx.restore_indexes(suspended)?;
     tracing::debug!("indexes rebuilt in {} ms", t.elapsed().as_millis());
     if let Some(before) = scip_edges_before {
         report.scip_edges_dropped = (before - tx.count_scip_edges()?).max(0);
     }
+    let mut changed = false;
     if !scip_inputs.is_empty() {
         let t = Instant::now();
-        let applied = scip::apply(&tx, root, &scip_inputs)?;
+        let applied = scip::apply(tx, root, scip_inputs)?;
         tracing::info!(
             "scip: {} files, {} references resolved, {} external, in {} ms",
             applied.files_applied,
@@ -439,7 +602,7 @@ pub fn index(
             applied.refs_external,
             t.elapsed().as_millis()
         );
-        changed |= applied.refs_changed > 0;
+        changed = applied.refs_changed > 0;
         report.scip = Some(applied);
         report.scip_edges_dropped = 0;
     } else if report.scip_edges_dropped > 0 {
@@ -450,35 +613,35 @@ pub fn index(
             report.scip_edges_dropped
         );
     }
-    report.resolve_ms = started.elapsed().as_millis() as u64 - walk_ms - report.parse_ms;
-    tracing::info!(
-        "resolved {} references in {} ms",
-        report.refs_resolved,
-        report.resolve_ms
-    );
-    let new_generation = if changed { generation } else { old_generation };
-    report.duration_ms = started.elapsed().as_millis() as u64;
-    report.generation = new_generation;
-    report.changed = changed;
+    Ok(changed)
+}
+
+/// Commits the run's transaction with its `index_runs` row.
+fn commit_run(
+    tx: IndexTx<'_>,
+    started_at: &str,
+    full: bool,
+    report: &mut IndexReport,
+) -> Result<(), IndexError> {
+    if report.unreadable > 0 {
+        tracing::warn!(
+            "{} paths could not be read; their index rows were kept: {}",
+            report.unreadable,
+            report.unreadable_paths.join("; ")
+        );
+    }
     tx.commit(&RunRecord {
-        started_at: &started_at,
+        started_at,
         duration_ms: report.duration_ms as i64,
-        full: opts.full,
+        full,
         files_seen: report.files_seen as i64,
         files_hashed: report.files_hashed as i64,
         files_parsed: report.files_parsed as i64,
         files_removed: report.files_removed as i64,
         refs_resolved: report.refs_resolved as i64,
-        generation: new_generation,
+        generation: report.generation,
     })?;
-    let (nodes, edges) = conn.query_row(
-        "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges)",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    report.nodes = nodes;
-    report.edges = edges;
-    Ok(report)
+    Ok(())
 }
 
 /// Foreign-key enforcement switched off on a connection for the life of the guard, when
@@ -573,8 +736,21 @@ fn write_outcome(
             }
             return Ok(());
         }
+        Outcome::Unreadable(message) => {
+            tracing::warn!("cannot read {}: {message}; its index rows are kept", w.path);
+            report.note_unreadable(Some(&w.path), &message);
+            return Ok(());
+        }
         Outcome::Content(c) => c,
     };
+    if content.status == "unreadable" {
+        tracing::warn!(
+            "cannot read {}: {}",
+            w.path,
+            content.detail.as_deref().unwrap_or("")
+        );
+        report.note_unreadable(Some(&w.path), content.detail.as_deref().unwrap_or(""));
+    }
     report.files_parsed += 1;
     let interface = content.facts.as_ref().map(interface::digest);
     let mut kept_node = None;
@@ -737,10 +913,16 @@ pub fn check(
     root: &Path,
     opts: &WalkOptions,
 ) -> Result<Staleness, IndexError> {
-    let walked = walk::walk(root, opts)?;
+    let walk = walk::walk(root, opts)?;
+    let walked = &walk.files;
     let stored = load_files(conn)?;
     let seen: HashSet<&str> = walked.iter().map(|w| w.path.as_str()).collect();
-    let removed = stored.keys().filter(|p| !seen.contains(p.as_str())).count();
+    // A file hidden by a walk problem is not known to be gone (as in `index`).
+    let removed = stored
+        .keys()
+        .filter(|p| !seen.contains(p.as_str()))
+        .filter(|p| !walk.problems.iter().any(|x| x.covers(p)))
+        .count();
     let added = walked
         .iter()
         .filter(|w| !stored.contains_key(&w.path))
@@ -847,4 +1029,150 @@ fn remove_stale_partials(db: &Path) {
 /// Default database location for a workspace: `ROOT/.constellation/index.db`.
 pub fn default_db_path(root: &Path) -> PathBuf {
     root.join(".constellation").join("index.db")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::walk::{Walk, WalkProblem};
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn count(store: &Store, sql: &str) -> i64 {
+        store
+            .conn()
+            .unwrap()
+            .query_row(sql, [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// Runs the pipeline on a walk that the test shapes (tests run as root here,
+    /// where chmod cannot make a directory unreadable).
+    fn run_on(store: &Store, root: &Path, walked: &Walk) -> IndexReport {
+        let opts = IndexOptions::default();
+        index_walked(
+            store,
+            root,
+            &opts,
+            &|_| {},
+            Instant::now(),
+            Vec::new(),
+            walked,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_directory_the_walk_cannot_list_keeps_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        write(&root, "a.py", "def a():\n    return 1\n");
+        write(&root, "sub/b.py", "def b():\n    return 2\n");
+        write(&root, "sub/deep/c.py", "def c():\n    return 3\n");
+        let store = Store::open(&dir.path().join("index.db")).unwrap();
+        let opts = IndexOptions::default();
+        let first = index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(first.files_seen, 3);
+        assert_eq!(first.unreadable, 0);
+        let nodes = count(&store, "SELECT count(*) FROM nodes");
+
+        // The walk finds a.py but cannot list sub/: sub's files are unknown, not gone.
+        let full = walk::walk(&root, &opts.walk).unwrap();
+        let walked = Walk {
+            files: full
+                .files
+                .into_iter()
+                .filter(|f| !f.path.starts_with("sub/"))
+                .collect(),
+            problems: vec![WalkProblem {
+                path: Some("sub".into()),
+                message: "Permission denied (os error 13)".into(),
+            }],
+        };
+        let r = run_on(&store, &root, &walked);
+        assert_eq!(r.files_removed, 0);
+        assert_eq!(r.unreadable, 1);
+        assert_eq!(
+            r.unreadable_paths,
+            vec!["sub: Permission denied (os error 13)"]
+        );
+        assert_eq!(count(&store, "SELECT count(*) FROM files"), 3);
+        assert_eq!(count(&store, "SELECT count(*) FROM nodes"), nodes);
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["unreadable"], 1);
+        assert_eq!(
+            json["unreadablePaths"][0],
+            "sub: Permission denied (os error 13)"
+        );
+
+        // The same walk without the problem: sub's files are gone and dropped.
+        let walked = Walk {
+            files: walked.files,
+            problems: Vec::new(),
+        };
+        let r = run_on(&store, &root, &walked);
+        assert_eq!(r.files_removed, 2);
+        assert_eq!(r.unreadable, 0);
+        assert_eq!(count(&store, "SELECT count(*) FROM files"), 1);
+    }
+
+    #[test]
+    fn a_problem_without_a_path_removes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        write(&root, "a.py", "def a():\n    return 1\n");
+        write(&root, "b.py", "def b():\n    return 2\n");
+        let store = Store::open(&dir.path().join("index.db")).unwrap();
+        index(&store, &root, &IndexOptions::default(), &|_| {}).unwrap();
+        let walked = Walk {
+            files: Vec::new(),
+            problems: vec![WalkProblem {
+                path: None,
+                message: "I/O error".into(),
+            }],
+        };
+        let r = run_on(&store, &root, &walked);
+        assert_eq!((r.files_removed, r.unreadable), (0, 1));
+        assert_eq!(r.unreadable_paths, vec!["?: I/O error"]);
+        assert_eq!(count(&store, "SELECT count(*) FROM files"), 2);
+    }
+
+    #[test]
+    fn an_indexed_file_that_cannot_be_read_keeps_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        write(
+            &root,
+            "a.py",
+            "def a():\n    return 1\n\ndef a2():\n    return 2\n",
+        );
+        let store = Store::open(&dir.path().join("index.db")).unwrap();
+        let opts = IndexOptions::default();
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        let nodes = count(&store, "SELECT count(*) FROM nodes");
+        // Its stat moved, and reading it fails with an error other than "not found"
+        // (reading a directory fails even as root: EISDIR).
+        std::fs::create_dir_all(root.join("not-a-file")).unwrap();
+        let mut walked = walk::walk(&root, &opts.walk).unwrap();
+        walked.files[0].abs_path = root.join("not-a-file");
+        walked.files[0].mtime_ns += 1;
+        let r = run_on(&store, &root, &walked);
+        assert_eq!((r.files_parsed, r.files_removed, r.unreadable), (0, 0, 1));
+        assert!(
+            r.unreadable_paths[0].starts_with("a.py: "),
+            "{:?}",
+            r.unreadable_paths
+        );
+        assert_eq!(count(&store, "SELECT count(*) FROM nodes"), nodes);
+        // The moved stat was not recorded, so the next run reads the file again (and
+        // finds its contents unchanged).
+        let mut again = walk::walk(&root, &opts.walk).unwrap();
+        again.files[0].mtime_ns += 1;
+        let r = run_on(&store, &root, &again);
+        assert_eq!((r.files_hashed, r.files_touched, r.unreadable), (1, 1, 0));
+    }
 }

@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod drill;
 pub mod export;
+pub mod git;
 pub mod query;
 pub mod sandbox;
 pub mod summarize;

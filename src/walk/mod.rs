@@ -48,6 +48,43 @@ pub struct WalkedFile {
     pub mtime_ns: i64,
 }
 
+/// A path the walk could not list or stat because of an error other than "not found"
+/// (permissions, I/O). What lies at or under it is unknown, not gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkProblem {
+    /// Root-relative, `/` separators (`""` for the root itself); `None` when the error
+    /// names no path, so nothing can be said about any file.
+    pub path: Option<String>,
+    /// The error, as the operating system said it.
+    pub message: String,
+}
+
+impl WalkProblem {
+    /// True when `path` (root-relative) is at or under this problem's path, or the
+    /// problem names no path: the walk cannot tell whether that file still exists.
+    pub fn covers(&self, path: &str) -> bool {
+        match self.path.as_deref() {
+            None | Some("") => true,
+            Some(p) => {
+                path == p
+                    || (path.len() > p.len()
+                        && path.starts_with(p)
+                        && path.as_bytes()[p.len()] == b'/')
+            }
+        }
+    }
+}
+
+/// What a walk found: the regular files, sorted by path, and the paths it could not
+/// list or stat (sorted, each also logged as a warning).
+#[derive(Debug, Clone, Default)]
+pub struct Walk {
+    /// Regular files, sorted by path.
+    pub files: Vec<WalkedFile>,
+    /// Paths that could not be listed or stat-ed, sorted by path.
+    pub problems: Vec<WalkProblem>,
+}
+
 /// Errors of the walk.
 #[derive(Debug, thiserror::Error)]
 pub enum WalkError {
@@ -101,11 +138,32 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .unwrap_or(0)
 }
 
-/// Walks `root` (in parallel) and returns its regular files sorted by path.
+/// The path an error of the `ignore` walker is about, if it names one.
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        _ => None,
+    }
+}
+
+/// True when `err` says the path does not exist (it went away during the walk).
+fn is_not_found(err: &ignore::Error) -> bool {
+    err.io_error()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// Walks `root` (in parallel): its regular files sorted by path, and the paths it could
+/// not list or stat.
 ///
-/// Errors: the root is not a directory; an exclude glob does not compile. Entries that
-/// cannot be read (permissions, races with deletion) are left out with a debug log.
-pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Vec<WalkedFile>, WalkError> {
+/// Errors: the root is not a directory; an exclude glob does not compile. An entry
+/// that vanished during the walk (not found) is left out with a debug log: it is gone.
+/// Any other error on an entry (permissions, I/O) is a [`WalkProblem`], logged as a
+/// warning: the caller must not take the files under it for deleted.
+pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, WalkError> {
     if !root.is_dir() {
         return Err(WalkError::NotADirectory(root.to_path_buf()));
     }
@@ -138,14 +196,27 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Vec<WalkedFile>, WalkErro
             }
         });
     let found = Mutex::new(Vec::new());
+    let problems = Mutex::new(Vec::new());
     builder.build_parallel().run(|| {
         let found = &found;
+        let problems = &problems;
         let root = &root_owned;
         Box::new(move |entry| {
             let entry = match entry {
                 Ok(e) => e,
+                Err(err) if is_not_found(&err) => {
+                    tracing::debug!("walk: gone during the walk: {err}");
+                    return ignore::WalkState::Continue;
+                }
                 Err(err) => {
-                    tracing::debug!("walk: {err}");
+                    tracing::warn!("walk: {err}");
+                    let problem = WalkProblem {
+                        path: error_path(&err).and_then(|p| relative(root, p)),
+                        message: err.to_string(),
+                    };
+                    if let Ok(mut v) = problems.lock() {
+                        v.push(problem);
+                    }
                     return ignore::WalkState::Continue;
                 }
             };
@@ -168,14 +239,27 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Vec<WalkedFile>, WalkErro
                         v.push(file);
                     }
                 }
-                Err(err) => tracing::debug!("walk: stat {}: {err}", entry.path().display()),
+                Err(err) if is_not_found(&err) => {
+                    tracing::debug!("walk: gone before its stat: {}", entry.path().display())
+                }
+                Err(err) => {
+                    tracing::warn!("walk: cannot stat {}: {err}", entry.path().display());
+                    if let Ok(mut v) = problems.lock() {
+                        v.push(WalkProblem {
+                            path: Some(path),
+                            message: err.to_string(),
+                        });
+                    }
+                }
             }
             ignore::WalkState::Continue
         })
     });
     let mut files = found.into_inner().unwrap_or_default();
     files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
+    let mut problems = problems.into_inner().unwrap_or_default();
+    problems.sort_unstable_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
+    Ok(Walk { files, problems })
 }
 
 /// The blake3 digest of `bytes` as 64 lower-case hex digits.
@@ -211,11 +295,51 @@ mod tests {
             excludes: vec!["src/gen/**".into()],
             ..WalkOptions::default()
         };
-        let files = walk(root, &opts).unwrap();
+        let files = walk(root, &opts).unwrap().files;
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["src/a.rs"]);
         assert_eq!(files[0].size, 9);
         assert!(files[0].mtime_ns > 0);
+    }
+
+    #[test]
+    fn a_problem_covers_its_path_and_what_is_under_it() {
+        let p = |path: Option<&str>| WalkProblem {
+            path: path.map(str::to_string),
+            message: String::new(),
+        };
+        assert!(p(Some("src")).covers("src"));
+        assert!(p(Some("src")).covers("src/a/b.rs"));
+        assert!(!p(Some("src")).covers("srcx/a.rs"));
+        assert!(!p(Some("src/a.rs")).covers("src/a.rs.bak"));
+        assert!(p(Some("")).covers("any.rs"));
+        assert!(p(None).covers("any.rs"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_without_permission_is_a_problem_not_an_absence() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("locked")).unwrap();
+        std::fs::write(root.join("locked/a.rs"), "fn a() {}").unwrap();
+        std::fs::write(root.join("b.rs"), "fn b() {}").unwrap();
+        let locked = root.join("locked");
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let listable = std::fs::read_dir(&locked).is_ok();
+        let got = walk(root, &WalkOptions::default());
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+        if listable {
+            // Running as root: permissions do not stop the walk (the index tests
+            // inject a problem instead).
+            return;
+        }
+        let got = got.unwrap();
+        let paths: Vec<&str> = got.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["b.rs"]);
+        assert_eq!(got.problems.len(), 1, "{:?}", got.problems);
+        assert_eq!(got.problems[0].path.as_deref(), Some("locked"));
     }
 
     #[test]

@@ -10,8 +10,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
+use crate::tools::git::{self, GitError};
 use crate::tools::summarize::count_tokens;
 use crate::tools::workspace::Workspace;
 
@@ -108,61 +108,31 @@ impl ContextPack {
     }
 }
 
-/// Errors of running git.
-#[derive(Debug, thiserror::Error)]
-enum GitError {
-    #[error("git is not installed or cannot run: {0}")]
-    Spawn(std::io::Error),
-    #[error("git {args} failed: {stderr}")]
-    Failed { args: String, stderr: String },
-}
-
-/// Runs `git -C ROOT ARGS...` (argv, no shell, no pager, no prompts); its stdout.
-fn git(root: &Path, args: &[&str]) -> Result<String, GitError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["-c", "core.quotepath=off", "--no-pager"])
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(GitError::Spawn)?;
-    if !out.status.success() {
-        return Err(GitError::Failed {
-            args: args.join(" "),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        });
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 /// The git state of `root`, or why there is none.
 pub fn git_state(root: &Path) -> Result<GitState, String> {
-    match git(root, &["rev-parse", "--is-inside-work-tree"]) {
+    match git::run(root, &["rev-parse", "--is-inside-work-tree"]) {
         Ok(s) if s.trim() == "true" => {}
         Ok(_) | Err(GitError::Failed { .. }) => {
             return Err("the workspace is not a git repository".into())
         }
         Err(e) => return Err(e.to_string()),
     }
-    let has_head = git(root, &["rev-parse", "--verify", "-q", "HEAD"]).is_ok();
+    let has_head = git::run(root, &["rev-parse", "--verify", "-q", "HEAD"]).is_ok();
     let branch = if has_head {
-        git(root, &["rev-parse", "--abbrev-ref", "HEAD"])
+        git::run(root, &["rev-parse", "--abbrev-ref", "HEAD"])
             .map(|s| s.trim().to_string())
-            .unwrap_or_default()
+            .map_err(|e| e.to_string())?
     } else {
         "(no commits yet)".to_string()
     };
     let head = if has_head {
-        git(root, &["log", "-1", "--format=%h %s"])
+        git::run(root, &["log", "-1", "--format=%h %s"])
             .map(|s| s.trim().to_string())
-            .unwrap_or_default()
+            .map_err(|e| e.to_string())?
     } else {
         String::new()
     };
-    let dirty = git(
+    let dirty = git::run(
         root,
         &[
             "status",
@@ -173,14 +143,14 @@ pub fn git_state(root: &Path) -> Result<GitState, String> {
         ],
     )
     .map(|s| s.lines().map(str::to_string).collect())
-    .unwrap_or_default();
+    .map_err(|e| e.to_string())?;
     let diff_args: &[&str] = if has_head {
         &["diff", "HEAD", "--relative", "--no-color", "--no-ext-diff"]
     } else {
         &["diff", "--relative", "--no-color", "--no-ext-diff"]
     };
-    let diff = git(root, diff_args).map_err(|e| e.to_string())?;
-    let untracked = git(root, &["ls-files", "--others", "--exclude-standard"])
+    let diff = git::run(root, diff_args).map_err(|e| e.to_string())?;
+    let untracked = git::run(root, &["ls-files", "--others", "--exclude-standard"])
         .map(|s| {
             s.lines()
                 .filter(|p| !p.starts_with(".constellation/"))
@@ -192,7 +162,7 @@ pub fn git_state(root: &Path) -> Result<GitState, String> {
                 .map(str::to_string)
                 .collect()
         })
-        .unwrap_or_default();
+        .map_err(|e| e.to_string())?;
     Ok(GitState {
         branch,
         head,

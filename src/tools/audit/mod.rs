@@ -171,18 +171,20 @@ pub fn prepare(
         .git
         .as_ref()
         .is_some_and(|g| g.changed_paths().iter().any(|p| internal::is_test_path(p)));
-    let defined = |names: &[String]| -> HashSet<String> {
-        match ws.store().conn() {
-            Ok(c) => crate::store::audit::defined_names(&c, names.iter().map(String::as_str))
-                .unwrap_or_default(),
-            Err(_) => HashSet::new(),
-        }
+    // A database error is the tool's error: read as "nothing defined" it would make
+    // every call an undefined-name finding.
+    let defined = |names: &[String]| -> Result<HashSet<String>, ToolError> {
+        let c = ws.store().conn()?;
+        Ok(crate::store::audit::defined_names(
+            &c,
+            names.iter().map(String::as_str),
+        )?)
     };
     // The internal rubric ranks the candidates; the best (the later one on a tie) is
     // what every judge reviews.
     let mut best: Option<(Candidate, JudgeOutput)> = None;
     for c in found {
-        let out = internal::judge(&c, &defined, tests_touched);
+        let out = internal::try_judge(&c, &defined, tests_touched)?;
         if best.as_ref().is_none_or(|(_, b)| out.overall >= b.overall) {
             best = Some((c, out));
         }
