@@ -11,23 +11,12 @@ use crate::tools::ToolError;
 
 use super::args::Params;
 use super::compute::{compute, Full};
-use super::render::render;
+use super::render::{render, Cut};
 use super::Rendered;
 
 /// One degradation step: cuts a list and says what it did, or `None` when it has
 /// nothing left to cut.
 type LadderStep = dyn Fn(&mut Cut) -> Option<String>;
-
-/// List sizes during degradation.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Cut {
-    pub(super) top_k: usize,
-    pub(super) communities: usize,
-    /// Sample labels per community.
-    pub(super) samples: usize,
-    pub(super) paths: usize,
-    pub(super) seeds: usize,
-}
 
 /// Renders the summary within `p.budget` tokens, cutting step by step.
 ///

@@ -12,9 +12,20 @@ use petgraph::Direction;
 use crate::graph::SymbolGraph;
 
 use super::args::Params;
-use super::budget::Cut;
 use super::compute::Full;
 use super::{CommunityOut, Format, Rendered, SummarizeResponse, Truncation};
+
+/// The list sizes a rendering keeps (the budget ladder in `budget.rs` lowers them step
+/// by step).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Cut {
+    pub(super) top_k: usize,
+    pub(super) communities: usize,
+    /// Sample labels per community.
+    pub(super) samples: usize,
+    pub(super) paths: usize,
+    pub(super) seeds: usize,
+}
 
 /// The cl100k_base tokenizer, loaded once (its ranks ship inside tiktoken-rs).
 pub fn count_tokens(text: &str) -> usize {
