@@ -15,6 +15,7 @@
 //! `index` drives them and writes through `store`; `graph` gets rows, never SQL; `tools`
 //! combine them; `mcp` and the CLI are thin shells over `tools`. See ARCHITECTURE.md.
 
+pub mod audit;
 pub mod docs;
 pub mod graph;
 pub mod index;

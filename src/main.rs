@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 use constellation::index::{IndexOptions, Progress};
 use constellation::tools::workspace::Workspace;
-use constellation::tools::{query, summary, ToolError};
+use constellation::tools::{file_graph_summary, query, ToolError};
 use constellation::walk::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
 
 /// Code-intelligence indexer and MCP server: indexes a workspace into SQLite and
@@ -194,7 +194,7 @@ struct SummarizeOpts {
 }
 
 impl SummarizeOpts {
-    fn to_args(&self) -> Result<constellation::tools::summarize::SummarizeArgs> {
+    fn to_args(&self) -> Result<constellation::tools::symbol_summary::SummarizeArgs> {
         let value = serde_json::json!({
             "radius": self.radius,
             "top_k": self.top_k,
@@ -508,13 +508,13 @@ fn run(cli: Cli) -> Result<i32> {
         } => {
             let ws = open_workspace(&root, &g)?;
             let view = ProgressView::new(g.quiet || json);
-            let r = summary::get_graph_summary(&ws, force_refresh, &|p| view.update(p))
+            let r = file_graph_summary::get_graph_summary(&ws, force_refresh, &|p| view.update(p))
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             view.finish();
             if json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
-                print!("{}", summary::render_text(&r));
+                print!("{}", file_graph_summary::render_text(&r));
             }
         }
         Command::Summarize { root, opts } => {
@@ -526,7 +526,7 @@ fn run(cli: Cli) -> Result<i32> {
             view.finish();
             let snapshot = ws.symbol_graph().map_err(|e| anyhow::anyhow!("{e}"))?;
             let rendered =
-                constellation::tools::summarize::summarize_graph(&snapshot, ws.root(), &args)
+                constellation::tools::symbol_summary::summarize_graph(&snapshot, ws.root(), &args)
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
             println!("{}", rendered.text.trim_end());
         }

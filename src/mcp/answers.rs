@@ -18,9 +18,9 @@ use crate::docs::window::OpenWindowResponse;
 use crate::memory::tasks::TasksAnswer;
 use crate::memory::thinking::ThinkingResponse;
 use crate::memory::work::{RecentWorks, SaveWorkAnswer, WorkInfo};
+use crate::tools::file_graph_summary::SummaryResponse;
 use crate::tools::query::QueryResponse;
-use crate::tools::summarize::{Rendered, SummarizeResponse};
-use crate::tools::summary::SummaryResponse;
+use crate::tools::symbol_summary::{Rendered, SummarizeResponse};
 use crate::tools::workspace_root::SetWorkspaceRootResponse;
 use crate::tools::ToolError;
 

@@ -17,7 +17,7 @@ use crate::memory::thinking::{self, ThoughtArgs, ThoughtInput};
 use crate::memory::work::{GetWorkArgs, SaveWorkArgs};
 use crate::tools::drill::{CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs};
 use crate::tools::query::QueryArgs;
-use crate::tools::summarize::SummarizeArgs;
+use crate::tools::symbol_summary::SummarizeArgs;
 use crate::tools::workspace_root::SetWorkspaceRootArgs;
 use crate::tools::ToolError;
 

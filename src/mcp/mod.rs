@@ -39,9 +39,9 @@ use crate::memory::work::{self, GetWorkArgs, SaveWorkArgs};
 use crate::tools::drill::{
     self, CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs,
 };
+use crate::tools::file_graph_summary;
 use crate::tools::query::{self, QueryArgs};
-use crate::tools::summarize::{self, SummarizeArgs};
-use crate::tools::summary;
+use crate::tools::symbol_summary::{self, SummarizeArgs};
 use crate::tools::workspace::Workspace;
 use crate::tools::workspace_root::{self, SetWorkspaceRootArgs};
 use crate::tools::ToolError;
@@ -71,14 +71,14 @@ fn routes() -> ToolRouter<Server> {
             "constellation_get_graph_summary",
             READ_ONLY,
             "Get an intelligent summary of the codebase's file-level dependency graph: file count, dependency count, file types, the most connected files (hubs), circular dependencies (one closed cycle per strongly connected component) and orphan files. Checks the index against the disk first and re-indexes incrementally when anything changed (metadata.cacheUsed says which).",
-            |c, a: GraphSummaryArgs| summary::get_graph_summary(&c.ws, a.force_refresh, &|_| {}),
+            |c, a: GraphSummaryArgs| file_graph_summary::get_graph_summary(&c.ws, a.force_refresh, &|_| {}),
         ),
         // ---- Seed 001: the budgeted summary and the drill-down ----
         tool(
             "summarize_graph",
             READ_ONLY,
             "Budgeted summary of the symbol graph (functions, classes, files and their calls/imports/contains/inherits edges): graph_stats, the most central nodes by PageRank (top_nodes), communities (label propagation) with the edges between them, call-path samples, for the whole workspace or around seeds. Only edges at least min_confidence confident are used (default 0.97: call and base edges carry the measured precision of the rule that resolved them; graph_stats says how many weaker ones were left out). The rendered answer fits budget_tokens (cl100k_base): when it would not, lists are cut step by step and `truncated` is true with `truncation` saying what was dropped. format json (default), summary (or text) or dot.",
-            |c, a: SummarizeArgs| summarize::summarize_graph(&fresh_graph(&c.ws)?, c.ws.root(), &a),
+            |c, a: SummarizeArgs| symbol_summary::summarize_graph(&fresh_graph(&c.ws)?, c.ws.root(), &a),
         ),
         tool(
             "get_node_details",

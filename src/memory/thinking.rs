@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 
 use super::thought_rows::{self as rows, ThoughtRecord};
 use super::MemoryError;
-use crate::tools::audit::{self, review::GanReview, NotAudited};
+use crate::audit::{self, review::GanReview, NotAudited};
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 

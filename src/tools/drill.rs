@@ -18,7 +18,7 @@ use crate::graph::paths::k_shortest_paths;
 use crate::graph::symbol_graph::EdgeKind;
 use crate::graph::SymbolGraph;
 
-use super::summarize::{count_tokens, resolve_seed};
+use super::symbol_summary::{count_tokens, resolve_seed};
 use super::{min_confidence, ToolError};
 use crate::store::graph::{unresolved_calls, PossibleCall};
 
@@ -393,10 +393,10 @@ pub fn expand(whole: &Arc<SymbolGraph>, args: &ExpandArgs) -> Result<Value, Tool
     let g = &*whole.trusted(min_confidence(args.min_confidence)?);
     let start = node_arg(g, "node_id", &args.node_id)?;
     let radius = args.radius.unwrap_or(1);
-    if radius > super::summarize::MAX_RADIUS {
+    if radius > super::symbol_summary::MAX_RADIUS {
         return Err(ToolError::RadiusTooLarge(format!(
             "radius {radius} is above the maximum of {}",
-            super::summarize::MAX_RADIUS
+            super::symbol_summary::MAX_RADIUS
         )));
     }
     let mut order = vec![start];

@@ -3,123 +3,21 @@
 //! of MCP. The agent-memory tools (tasks, work hand-offs, sequential thinking) live in
 //! `memory`, beside their database.
 
-pub mod audit;
 pub mod drill;
+pub mod error_code;
 pub mod export;
+pub mod file_graph_summary;
 pub mod git;
 pub mod query;
 pub mod sandbox;
-pub mod summarize;
-pub mod summary;
+pub mod symbol_summary;
 pub mod workspace;
 pub mod workspace_root;
 
+pub use error_code::ErrorCode;
+
 use crate::index::IndexError;
 use crate::store::StoreError;
-
-/// Every stable error code a tool answer can start with: the one table the MCP results,
-/// the CLI's error messages and the audit judges take their codes from.
-///
-/// Clients match on these strings (`isError: true` results read `CODE: what went wrong`),
-/// so a published code never changes its spelling; a new failure gets a new variant here
-/// and a row in ARCHITECTURE.md's error list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// `invalid_argument`: an argument is malformed, of the wrong type or out of range.
-    InvalidArgument,
-    /// `invalid_filter`: a glob that does not compile, an unknown language or algorithm.
-    InvalidFilter,
-    /// `radius_too_large`: `radius` above the documented maximum.
-    RadiusTooLarge,
-    /// `no_seeds`: no seeds where the call needs them, or a seed that names nothing.
-    NoSeeds,
-    /// `budget_too_small`: even the smallest response does not fit `budget_tokens`.
-    BudgetTooSmall,
-    /// `not_found`: a path, node, task or id that does not exist.
-    NotFound,
-    /// `index_failed`: the index could not be built or read.
-    IndexFailed,
-    /// `database_error`: the database could not be used.
-    DatabaseError,
-    /// `internal`: a defect (a task panicked or was cancelled, a lock was poisoned).
-    Internal,
-    /// `outside_workspace`: a path that resolves outside the workspace root.
-    OutsideWorkspace,
-    /// `unsupported_file`: a file the index skips where a tool needs its source.
-    UnsupportedFile,
-    /// `read_only`: a statement given to `query_index` that would write.
-    ReadOnly,
-    /// `query_timeout`: a query that ran past its time limit and was interrupted.
-    QueryTimeout,
-    /// `invalid_sql`: SQL that does not compile.
-    InvalidSql,
-    /// `io_error`: a file could not be read or written.
-    IoError,
-    /// `judge_unavailable`: an audit judge's program cannot be found or started.
-    JudgeUnavailable,
-    /// `judge_timeout`: an audit judge did not answer in time (it was killed).
-    JudgeTimeout,
-    /// `judge_invalid_output`: an audit judge answered, but no review could be read.
-    JudgeInvalidOutput,
-    /// `judge_failed`: an audit judge exited with an error.
-    JudgeFailed,
-}
-
-impl ErrorCode {
-    /// Every code, in the order of the table above.
-    pub const ALL: [ErrorCode; 19] = [
-        ErrorCode::InvalidArgument,
-        ErrorCode::InvalidFilter,
-        ErrorCode::RadiusTooLarge,
-        ErrorCode::NoSeeds,
-        ErrorCode::BudgetTooSmall,
-        ErrorCode::NotFound,
-        ErrorCode::IndexFailed,
-        ErrorCode::DatabaseError,
-        ErrorCode::Internal,
-        ErrorCode::OutsideWorkspace,
-        ErrorCode::UnsupportedFile,
-        ErrorCode::ReadOnly,
-        ErrorCode::QueryTimeout,
-        ErrorCode::InvalidSql,
-        ErrorCode::IoError,
-        ErrorCode::JudgeUnavailable,
-        ErrorCode::JudgeTimeout,
-        ErrorCode::JudgeInvalidOutput,
-        ErrorCode::JudgeFailed,
-    ];
-
-    /// The code as clients see it (snake_case).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidArgument => "invalid_argument",
-            ErrorCode::InvalidFilter => "invalid_filter",
-            ErrorCode::RadiusTooLarge => "radius_too_large",
-            ErrorCode::NoSeeds => "no_seeds",
-            ErrorCode::BudgetTooSmall => "budget_too_small",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::IndexFailed => "index_failed",
-            ErrorCode::DatabaseError => "database_error",
-            ErrorCode::Internal => "internal",
-            ErrorCode::OutsideWorkspace => "outside_workspace",
-            ErrorCode::UnsupportedFile => "unsupported_file",
-            ErrorCode::ReadOnly => "read_only",
-            ErrorCode::QueryTimeout => "query_timeout",
-            ErrorCode::InvalidSql => "invalid_sql",
-            ErrorCode::IoError => "io_error",
-            ErrorCode::JudgeUnavailable => "judge_unavailable",
-            ErrorCode::JudgeTimeout => "judge_timeout",
-            ErrorCode::JudgeInvalidOutput => "judge_invalid_output",
-            ErrorCode::JudgeFailed => "judge_failed",
-        }
-    }
-}
-
-impl std::fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// A tool failure. Its text is `CODE: detail`, the code from [`ErrorCode`] (clients may
 /// match on it); the detail says what went wrong and what to do.
@@ -158,7 +56,7 @@ pub enum ToolError {
     /// No audit judge could answer; its own text starts with its code (`judge_unavailable`,
     /// `judge_timeout`, `judge_invalid_output`, `judge_failed`).
     #[error("{0}")]
-    Judge(#[from] audit::codex::JudgeError),
+    Judge(#[from] crate::audit::codex::JudgeError),
     /// A path argument that resolves outside the workspace root (`..`, an absolute
     /// path elsewhere, a symbolic link leading out).
     #[error("{}: {}", ErrorCode::OutsideWorkspace, .0)]
@@ -239,7 +137,7 @@ mod tests {
         let e = ToolError::InvalidArgument("x must be a number".into());
         assert_eq!(e.to_string(), "invalid_argument: x must be a number");
         assert_eq!(e.kind(), ErrorCode::InvalidArgument);
-        let judge = ToolError::from(audit::codex::JudgeError::Timeout("after 5 s".into()));
+        let judge = ToolError::from(crate::audit::codex::JudgeError::Timeout("after 5 s".into()));
         assert_eq!(judge.to_string(), "judge_timeout: after 5 s");
         assert_eq!(judge.code(), "judge_timeout");
     }

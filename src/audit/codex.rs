@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::review::{DimensionScore, InlineComment, JudgeOutput, DIMENSIONS};
-use crate::tools::ErrorCode;
+use crate::tools::error_code::ErrorCode;
 
 /// Environment variable naming the Codex binary.
 pub const BIN_ENV: &str = "CONSTELLATION_CODEX_BIN";

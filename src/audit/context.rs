@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use crate::tools::git::{self, GitError};
-use crate::tools::summarize::count_tokens;
+use crate::tools::symbol_summary::count_tokens;
 use crate::tools::workspace::Workspace;
 
 use super::candidates::{parse_unified_diff, Candidate, Unit};
