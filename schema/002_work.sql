@@ -1,4 +1,4 @@
--- 002_work: checklists and work hand-offs (seed 002), kept beside the index so that an
+-- 002_work: checklists and work hand-offs, kept beside the index so that an
 -- agent that restarts, or a second agent in another process, sees the same tasks and
 -- the same saved work. Every tool call is one IMMEDIATE transaction over these tables.
 -- Nothing here refers to files or nodes: re-indexing (even `index --full`) keeps it.

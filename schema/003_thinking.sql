@@ -1,4 +1,4 @@
--- 003_thinking: `sequentialthinking` (seed 003) — the thoughts of each thinking session,
+-- 003_thinking: `sequentialthinking` — the thoughts of each thinking session,
 -- and the audit sessions that review the code written in those thoughts.
 --
 -- These tables are not part of the code index: an index run (even `--full`) never

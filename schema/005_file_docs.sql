@@ -1,4 +1,4 @@
--- 005_file_docs: documentation the host model wrote for files and folders (seed 004).
+-- 005_file_docs: documentation the host model wrote for files and folders.
 --
 -- `file_info` / `folder_info` hand the host model the structure of a file or folder
 -- from the index; `report_file_info` / `report_folder_info` save what it writes back,

@@ -1,4 +1,4 @@
--- memory 001_work: checklists and work hand-offs (seed 002) in the agent-memory
+-- memory 001_work: checklists and work hand-offs in the agent-memory
 -- database (`memory.db` beside the index database; see src/memory/db.rs for the name).
 --
 -- This database is written only by agent tool calls, never by an index run, so a write

@@ -1,4 +1,4 @@
--- memory 002_thinking: `sequentialthinking` (seed 003) — the thoughts of each thinking
+-- memory 002_thinking: `sequentialthinking` — the thoughts of each thinking
 -- session, and the audit sessions that review the code written in those thoughts.
 --
 -- In the agent-memory database, which index runs never open: thoughts and reviews

@@ -1,5 +1,5 @@
 -- memory 003_file_docs: documentation the host model wrote for files and folders
--- (seed 004), in the agent-memory database: agents write it and it must outlive
+--, in the agent-memory database: agents write it and it must outlive
 -- re-indexing, so it never waits for, nor is touched by, an index run. Up to index
 -- schema version 8 this table lived in the index database (schema/005_file_docs.sql);
 -- an older index database's rows are copied here once.

@@ -1,4 +1,4 @@
-//! Audit configuration: seed 003's `SessionConfig`, its defaults, and the inline
+//! Audit configuration: `SessionConfig`, its defaults, and the inline
 //! ```` ```gan-config ```` JSON block a thought may carry.
 //!
 //! Bad configuration never fails a call: invalid JSON falls back to the session's
@@ -33,7 +33,7 @@ impl Scope {
     }
 }
 
-/// Seed 003's `SessionConfig` (stored as JSON in `audit_sessions.config`).
+/// `SessionConfig` (stored as JSON in `audit_sessions.config`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionConfig {
@@ -59,7 +59,7 @@ pub struct SessionConfig {
 }
 
 impl Default for SessionConfig {
-    /// The seed's defaults: scope diff, threshold 85, one cycle, one candidate, the
+    /// The defaults: scope diff, threshold 85, one cycle, one candidate, the
     /// internal judge, no fixes.
     fn default() -> Self {
         SessionConfig {

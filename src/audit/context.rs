@@ -276,7 +276,7 @@ fn workspace_view(ws: &Workspace, notes: &mut Vec<String>) -> (String, Vec<Strin
         .store()
         .conn()
         .map_err(|e| e.to_string())
-        .and_then(|c| crate::store::audit::indexed_paths(&c).map_err(|e| e.to_string()))
+        .and_then(|c| crate::store::defined_names::indexed_paths(&c).map_err(|e| e.to_string()))
     {
         Ok(p) => p,
         Err(e) => {

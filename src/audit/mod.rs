@@ -1,4 +1,4 @@
-//! Code audits of `sequentialthinking` thoughts (seed 003's GAN auditor): which
+//! Code audits of `sequentialthinking` thoughts (a GAN-style auditor): which
 //! thoughts are audited, what is judged, by whom, and how a review joins its session.
 //!
 //! ```text
@@ -175,7 +175,7 @@ pub fn prepare(
     // every call an undefined-name finding.
     let defined = |names: &[String]| -> Result<HashSet<String>, ToolError> {
         let c = ws.store().conn()?;
-        Ok(crate::store::audit::defined_names(
+        Ok(crate::store::defined_names::defined_names(
             &c,
             names.iter().map(String::as_str),
         )?)

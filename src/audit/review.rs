@@ -1,4 +1,4 @@
-//! The review an audit answers: seed 003's `GanReview` (field names as the seed spells
+//! The review an audit answers: `GanReview` (field names as the published format spells
 //! them), what each judge contributes, and how several judges are combined.
 
 use schemars::JsonSchema;
@@ -88,7 +88,7 @@ pub struct JudgeCard {
     pub notes: Option<String>,
 }
 
-/// Seed 003's `GanReview`, plus `progression` and `notes`.
+/// `GanReview`, plus `progression` and `notes`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GanReview {
     /// Combined score, 0–100: the mean of the answering judges' overall scores.

@@ -1,4 +1,4 @@
-//! `file_info` and `report_file_info` (seed 004): a source file's structure from the
+//! `file_info` and `report_file_info`: a source file's structure from the
 //! index, an enrichment prompt for the host model, and saving the documentation the
 //! model reports back.
 //!
@@ -56,7 +56,7 @@ pub struct ReportedFunction {
     pub implementation: String,
 }
 
-/// Arguments of `report_file_info` (seed 004's `ReportFileInfoSchema`).
+/// Arguments of `report_file_info` (`ReportFileInfoSchema`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportFileInfoArgs {
@@ -86,7 +86,7 @@ pub struct FileInfoResponse {
     pub status: String,
     /// The file, relative to the workspace root.
     pub path: String,
-    /// The enrichment prompt: structure, source and task (seed 004's template).
+    /// The enrichment prompt: structure, source and task (the published template).
     #[serde(rename = "promptForHostLLM")]
     pub prompt_for_host_llm: String,
     /// Always `report_file_info`: the tool to call with the result.
@@ -459,7 +459,7 @@ pub fn structure_markdown(s: &FileStructure) -> String {
     md
 }
 
-/// The enrichment prompt (seed 004's template, plus the source-cut note and the
+/// The enrichment prompt (the published template, plus the source-cut note and the
 /// existing doc when there is one).
 fn prompt(
     rel: &str,
@@ -602,7 +602,7 @@ fn match_reports(
     (by_bare, unknown)
 }
 
-/// Renders the seed's enriched markdown format.
+/// Renders the enriched markdown format.
 pub fn render_markdown(rel: &str, s: &FileStructure, args: &ReportFileInfoArgs) -> String {
     let (doc_of, _) = match_reports(s, &args.functions);
     let entry = |q: &str| doc_of.get(q).map(|&i| &args.functions[i]);
@@ -616,7 +616,7 @@ pub fn render_markdown(rel: &str, s: &FileStructure, args: &ReportFileInfoArgs) 
     md.push_str(&format!("**Connections**: {}\n", connections(rel, s)));
     md.push_str("\n---\n");
 
-    // Functions get a **Purpose** line; methods, as in the seed's Classes section, a
+    // Functions get a **Purpose** line; methods, as in the published format's Classes section, a
     // plain line under their heading.
     let function_block = |f: &FunctionInfo, level: &str| -> String {
         let method = level == "#####";

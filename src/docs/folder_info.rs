@@ -1,4 +1,4 @@
-//! `folder_info` and `report_folder_info` (seed 004, with the argument names of the
+//! `folder_info` and `report_folder_info` (with the argument names of the
 //! public LLMem server): a directory's files and their roles from the index, the
 //! import and call edges that cross its boundary, an enrichment prompt, and saving the
 //! README the host model reports back to `.artifacts/src/<folder>/README.md`.

@@ -1,4 +1,4 @@
-//! `inspect_source` (seed 004): numbered lines of a file in the workspace, so the host
+//! `inspect_source`: numbered lines of a file in the workspace, so the host
 //! model can read a function without the whole file. Reads the disk, not the index.
 
 use schemars::JsonSchema;

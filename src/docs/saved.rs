@@ -2,7 +2,7 @@
 //! how it is saved (atomically, inside the workspace, and in `file_docs` of the memory
 //! database), how a saved document is judged stale, and small markdown helpers.
 //!
-//! Layout on disk (seed 004: `.artifacts/src/<path>/<file_name>.md`):
+//! Layout on disk (`.artifacts/src/<path>/<file_name>.md`):
 //! - the doc of file `DIR/NAME` is `.artifacts/src/DIR/NAME.md` (the file name keeps
 //!   its extension, so `a.ts` and `a.js` never share a doc); a file at the root goes to
 //!   `.artifacts/src/NAME.md`;

@@ -1,4 +1,4 @@
-//! Reads behind the file and folder documentation tools (seed 004): one file's
+//! Reads behind the file and folder documentation tools: one file's
 //! symbols, imports and callers, a folder's files and the edges that cross its
 //! boundary. The documents those tools save (`file_docs`) are agent memory and live in
 //! `memory::doc_rows`.

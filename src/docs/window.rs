@@ -1,4 +1,4 @@
-//! `open_window` (seed 004) and `export --format html`: the file-level dependency graph
+//! `open_window` and `export --format html`: the file-level dependency graph
 //! as one self-contained HTML page — the SVG drawing, the styles and a small script
 //! are all inlined, so the page needs no network and no other file.
 //!

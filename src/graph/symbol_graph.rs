@@ -51,7 +51,7 @@ impl EdgeKind {
 pub use crate::store::graph::SymbolRow as SymbolNode;
 
 impl SymbolNode {
-    /// The label for people (seed 001): `fn name()`, `class Name`, `mod name`, or the
+    /// The label for people: `fn name()`, `class Name`, `mod name`, or the
     /// file path.
     pub fn label(&self) -> String {
         match self.kind.as_str() {

@@ -265,7 +265,7 @@ fn bytecount_lines(bytes: &[u8]) -> u32 {
     (n + extra).max(1) as u32
 }
 
-/// The stable node key of a symbol (SPEC §4): `mod:`, `func:` or `class:` + `PATH::Q`.
+/// The stable node key of a symbol: `mod:`, `func:` or `class:` + `PATH::Q`.
 fn symbol_key(kind: SymbolKind, path: &str, qualified: &str) -> String {
     let prefix = match kind {
         SymbolKind::Module => "mod",

@@ -81,7 +81,7 @@ macro_rules! serde_args {
 
 serde_args! {
     GraphSummaryArgs => |a| a.workspace_root.as_deref(),
-    // seed 001 took the workspace as `path`; `workspaceRoot` is the later spelling.
+    // the first version took the workspace as `path`; `workspaceRoot` is the later spelling.
     SummarizeArgs => |a| a.path.as_deref().or(a.workspace_root.as_deref()),
     NodeDetailsArgs => |a| a.workspace_root.as_deref(),
     PathsArgs => |a| a.workspace_root.as_deref(),

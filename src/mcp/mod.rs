@@ -50,7 +50,7 @@ pub use arguments::{GraphSummaryArgs, NoArgs};
 use route::{titled, tool, Hints, READ_ONLY, REPLACES, WRITES};
 pub use server::{serve_stdio, Server};
 
-/// The seed-001 tools check the index against the disk at most this often;
+/// The graph tools check the index against the disk at most this often;
 /// `constellation_get_graph_summary` checks on every call.
 pub const FRESHNESS_WINDOW: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -66,14 +66,14 @@ fn fresh_graph(ws: &Workspace) -> Result<Arc<SymbolGraph>, ToolError> {
 /// arguments and answer types that give its schemas.
 fn routes() -> ToolRouter<Server> {
     let rows = [
-        // ---- Seed 000: the file-level summary ----
+        // ---- the file-level summary ----
         tool(
             "constellation_get_graph_summary",
             READ_ONLY,
             "Get an intelligent summary of the codebase's file-level dependency graph: file count, dependency count, file types, the most connected files (hubs), circular dependencies (one closed cycle per strongly connected component) and orphan files. Checks the index against the disk first and re-indexes incrementally when anything changed (metadata.cacheUsed says which).",
             |c, a: GraphSummaryArgs| file_graph_summary::get_graph_summary(&c.ws, a.force_refresh, &|_| {}),
         ),
-        // ---- Seed 001: the budgeted summary and the drill-down ----
+        // ---- the budgeted summary and the drill-down ----
         tool(
             "summarize_graph",
             READ_ONLY,
@@ -114,7 +114,7 @@ fn routes() -> ToolRouter<Server> {
             "The k most important nodes of the symbol graph by metric: pr (PageRank), degree (in + out) or betweenness (Brandes; exact below 5,000 nodes, sampled above, and the answer says which). Uses only edges at least min_confidence confident (default 0.97).",
             |c, a: TopNodesArgs| drill::list_top_nodes(&fresh_graph(&c.ws)?, &a),
         ),
-        // ---- Seed 002: checklists and work hand-offs, in the default workspace ----
+        // ---- checklists and work hand-offs, in the default workspace ----
         tool(
             "update_tasks",
             REPLACES,
@@ -152,7 +152,7 @@ fn routes() -> ToolRouter<Server> {
             "One saved work hand-off by its 8-digit workId: work_timestamp, work_description, work_summarize, and work_tasks (the task tree as it was when saved, if saved with a session). Makes it the most recently used.",
             |c, a: GetWorkArgs| work::get_work_by_id(c.ws.memory(), &a),
         ),
-        // ---- Seed 003: sequential thinking with code audits ----
+        // ---- sequential thinking with code audits ----
         titled(
             tool(
                 "sequentialthinking",
@@ -162,7 +162,7 @@ fn routes() -> ToolRouter<Server> {
             ),
             "Sequential Thinking",
         ),
-        // ---- Seed 004: file documentation, workspace tools; query_index ----
+        // ---- file documentation, workspace tools; query_index ----
         tool(
             "file_info",
             READ_ONLY,

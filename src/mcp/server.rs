@@ -26,7 +26,7 @@ pub struct Server {
     default: Arc<RwLock<Arc<Workspace>>>,
     options: IndexOptions,
     others: Arc<Mutex<HashMap<PathBuf, Arc<Workspace>>>>,
-    /// How many saved work entries the LRU keeps (seed 002).
+    /// How many saved work entries the LRU keeps.
     work_capacity: usize,
     tool_router: ToolRouter<Self>,
 }
@@ -81,7 +81,7 @@ impl Server {
         let Some(root) = root else {
             return Ok(Arc::clone(default));
         };
-        // A relative root (seed 001's `path: "."`) is taken from the server's workspace.
+        // A relative root (`path: "."`) is taken from the server's workspace.
         let canonical = default
             .root()
             .join(root)

@@ -1,4 +1,4 @@
-//! The checklist tools of seed 002: `update_tasks`, `get_all_tasks`,
+//! The checklist tools: `update_tasks`, `get_all_tasks`,
 //! `mark_task_as_done`, with the contract of the public `checklist-mcp-server`
 //! (hierarchical tasks keyed by `sessionId`, a tree view with ✓ for DONE and ○ for TODO),
 //! but stored in the memory database so tasks survive restarts and are shared between

@@ -1,4 +1,4 @@
-//! `sequentialthinking` (seed 003): the reference server's tool
+//! `sequentialthinking`: the reference server's tool
 //! (`@modelcontextprotocol/server-sequential-thinking`), with its history kept in
 //! the memory database per thinking session, and code audits of the thoughts that
 //! carry code (the auditor is `tools::audit`; its sessions and reviews are stored here,

@@ -1,4 +1,4 @@
-//! The work hand-off tools of seed 002: `save_current_work_info`,
+//! The work hand-off tools: `save_current_work_info`,
 //! `get_recent_works_info`, `get_work_by_id`. Saved work is a least-recently-used list
 //! of bounded capacity (10 by default) stored in the memory database, so a restarted
 //! agent, or another process on the same database, finds it. Recency is a counter in

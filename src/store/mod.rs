@@ -224,7 +224,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
-pub mod audit;
+pub mod defined_names;
 pub mod export_reads;
 pub mod files;
 pub mod graph;

@@ -1,4 +1,4 @@
-//! The drill-down tools of seed 001: `get_node_details`, `get_paths`, `get_community`,
+//! The drill-down tools: `get_node_details`, `get_paths`, `get_community`,
 //! `expand`, `list_top_nodes`. Each answers from the symbol-graph snapshot, takes
 //! `budget_tokens`, and cuts its lists (saying `truncated: true`) to fit it.
 

@@ -1,4 +1,4 @@
-//! `constellation_get_graph_summary` (seed 000): the file-level dependency graph
+//! `constellation_get_graph_summary`: the file-level dependency graph
 //! digested into metrics, hubs, cycles and orphans, after making sure the index
 //! matches the disk.
 
@@ -19,7 +19,7 @@ pub const TOP_HUBS: usize = 10;
 /// Orphans listed in `insights.orphanFiles` (the summary text gives the total).
 pub const MAX_ORPHANS: usize = 200;
 
-/// Seed 000's `ISummaryResponse`, field for field.
+/// The response, field for field (`ISummaryResponse`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct SummaryResponse {
     /// A few sentences for people and agents.

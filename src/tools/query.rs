@@ -1,4 +1,4 @@
-//! `query_index` (SPEC §5.6) and the `constellation sql` command: read-only SQL typed
+//! `query_index` and the `constellation sql` command: read-only SQL typed
 //! by a person or an agent, run against the index with guards.
 //!
 //! The agent-memory database (tasks, work hand-offs, thoughts, audits, saved documents;

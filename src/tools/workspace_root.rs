@@ -1,4 +1,4 @@
-//! `set_workspace_root` (seed 004): the answer the server gives after switching its
+//! `set_workspace_root`: the answer the server gives after switching its
 //! default workspace. The switch itself is server state and lives in `mcp`; this module
 //! only brings the new workspace's index up to date and describes it.
 

@@ -1,4 +1,4 @@
-//! Import specifiers to files, per language (SPEC §4). Works on the set of indexed
+//! Import specifiers to files, per language. Works on the set of indexed
 //! paths (root-relative, `/`-separated); reads only `package.json` and
 //! `tsconfig.json`/`jsconfig.json` (and the configs they extend) from disk, through
 //! [`js_config`].

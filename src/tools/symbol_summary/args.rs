@@ -32,7 +32,7 @@ pub(super) struct Params {
 }
 
 impl Params {
-    /// Applies the defaults of seed 001 and checks `radius` and `comm_alg`.
+    /// Applies the documented defaults and checks `radius` and `comm_alg`.
     ///
     /// Errors: `radius_too_large`, `invalid_filter` (a `comm_alg` other than
     /// `labelprop`).

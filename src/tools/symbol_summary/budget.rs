@@ -1,5 +1,5 @@
 //! The degradation ladder: render at the requested radius; when the text is over
-//! budget, drop to radius 1, then apply the steps of seed 001 in order (top_k
+//! budget, drop to radius 1, then apply the documented steps in order (top_k
 //! 300/200/150, communities top-10/top-5, two path samples, five seeds), then halve
 //! the lists in turn until the rendering fits or nothing is left to cut. Each step
 //! applied is reported in `truncation.steps`.
@@ -28,7 +28,7 @@ pub(super) fn fit(
     seeds: &[NodeIndex],
     filter_key: &str,
 ) -> Result<Rendered, ToolError> {
-    // The degradation ladder of seed 001, then further halving of the lists.
+    // The documented degradation ladder, then further halving of the lists.
     let mut radius = p.radius;
     let mut full = compute(g, p, radius, keep, seeds, filter_key);
     // Cut sizes start at what the lists hold, so a step that would drop nothing is skipped.
@@ -88,7 +88,7 @@ pub(super) fn fit(
             "seeds_preview cut to 5 (count kept)".to_string()
         })
     }));
-    // Beyond the seed's ladder: fewer samples per community, then halve the lists in
+    // Beyond the documented ladder: fewer samples per community, then halve the lists in
     // turn (top nodes keep at least 10 until communities and paths are gone), then empty
     // them.
     ladder.push(Box::new(|c: &mut Cut| {

@@ -1,4 +1,4 @@
-//! `summarize_graph` (seed 001): a budgeted summary of the symbol graph — statistics,
+//! `summarize_graph`: a budgeted summary of the symbol graph — statistics,
 //! the most central nodes by PageRank, communities, call-path samples — that fits a
 //! token budget counted with a real BPE tokenizer (cl100k_base), degrading step by step
 //! when it does not.
@@ -30,7 +30,7 @@ pub use render::count_tokens;
 
 /// Largest accepted `radius`.
 pub const MAX_RADIUS: usize = 3;
-/// Default `exclude_filters` (seed 001).
+/// Default `exclude_filters`.
 pub const DEFAULT_EXCLUDES: &[&str] = &[
     "**/tests/**",
     "**/test/**",
@@ -68,11 +68,11 @@ pub enum Format {
     Dot,
 }
 
-/// Arguments of `summarize_graph`: both parameter lists of seed 001.
+/// Arguments of `summarize_graph`: both spellings of its parameters.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SummarizeArgs {
-    /// Workspace to summarize (seed: `path`); the server's workspace when absent.
+    /// Workspace to summarize (first spelling: `path`); the server's workspace when absent.
     pub path: Option<String>,
     /// Same as `path`.
     #[serde(rename = "workspaceRoot")]
@@ -168,7 +168,7 @@ pub struct Truncation {
     pub seeds_total: usize,
 }
 
-/// The response (seed 001 field names).
+/// The response (published field names).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct SummarizeResponse {
     pub graph_stats: GraphStats,
