@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 pub mod annotations;
+pub mod builtins;
 mod header;
 
 pub use header::header_is_cpp;
