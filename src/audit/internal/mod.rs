@@ -65,8 +65,9 @@ use score::score;
 /// Which of the given names the workspace index defines, or why it cannot say.
 pub type DefinedLookup<'a, E> = dyn Fn(&[String]) -> Result<HashSet<String>, E> + 'a;
 
-/// Judges one candidate with a lookup that cannot fail (a name set in memory).
-/// See [`try_judge`].
+/// Judges one candidate with a lookup that cannot fail (a name set in memory), for
+/// the tests. See [`try_judge`].
+#[cfg(test)]
 pub fn judge(
     candidate: &Candidate,
     defined: &dyn Fn(&[String]) -> HashSet<String>,
