@@ -8,7 +8,6 @@ mod common;
 use std::path::Path;
 
 use common::mcp::{handshake, Client};
-use rusqlite_migration::{Migrations, M};
 use serde_json::{json, Value};
 
 /// The index migrations as version 8 shipped them.
@@ -30,9 +29,12 @@ fn old_database(db: &Path) {
     let mut conn = rusqlite::Connection::open(db).unwrap();
     conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;")
         .unwrap();
-    Migrations::new(V8.iter().map(|s| M::up(s)).collect())
-        .to_latest(&mut conn)
-        .unwrap();
+    let tx = conn.transaction().unwrap();
+    for sql in V8 {
+        tx.execute_batch(sql).unwrap();
+    }
+    tx.pragma_update(None, "user_version", 8).unwrap();
+    tx.commit().unwrap();
     let tasks = json!([{"taskId": "plan", "description": "old plan", "status": "TODO",
                         "children": [{"taskId": "tests", "description": "old tests", "status": "DONE"}]}]);
     conn.execute_batch(&format!(

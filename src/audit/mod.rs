@@ -117,7 +117,7 @@ pub fn prepare(
     session_id: &str,
     thought: &str,
 ) -> Result<Result<Prepared, NotAudited>, ToolError> {
-    let conn = ws.memory().conn()?;
+    let conn = ws.memory()?.conn()?;
     let mut notes = Vec::new();
     let mut rename_corrupt_to = None;
     let stored = rows::audit_session(&conn, session_id)?;

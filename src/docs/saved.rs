@@ -91,7 +91,7 @@ pub fn existing(
     rel: &str,
     current_digest: &str,
 ) -> Result<Option<ExistingDoc>, ToolError> {
-    let conn = ws.memory().conn()?;
+    let conn = ws.memory()?.conn()?;
     Ok(doc_rows::get_doc(&conn, kind, rel)?.map(|d| ExistingDoc {
         stale: d.digest != current_digest,
         saved_at: d.saved_at,
@@ -123,7 +123,7 @@ pub fn save(
     let target = sandbox::write_atomic(&abs_dir, &name, markdown.as_bytes())?;
     let saved_at = now();
     let artifact_path = format!("{dir}/{name}");
-    let conn = ws.memory().conn()?;
+    let conn = ws.memory()?.conn()?;
     doc_rows::put_doc(
         &conn,
         &DocRow {

@@ -100,18 +100,8 @@ pub fn articulation_points<N, E>(g: &DiGraph<N, E>) -> Vec<NodeIndex> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::splitmix::digraph as graph;
     use crate::graph::splitmix::random_digraph;
-
-    fn graph(n: usize, edges: &[(u32, u32)]) -> DiGraph<(), ()> {
-        let mut g = DiGraph::new();
-        for _ in 0..n {
-            g.add_node(());
-        }
-        for &(u, v) in edges {
-            g.add_edge(u.into(), v.into(), ());
-        }
-        g
-    }
 
     fn indices(points: &[NodeIndex]) -> Vec<usize> {
         points.iter().map(|p| p.index()).collect()

@@ -147,15 +147,7 @@ fn shortest_cycle<N, E>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn graph(n: usize, edges: &[(u32, u32)]) -> DiGraph<(), ()> {
-        let mut g = DiGraph::new();
-        for _ in 0..n {
-            g.add_node(());
-        }
-        g.extend_with_edges(edges);
-        g
-    }
+    use crate::graph::splitmix::digraph as graph;
 
     fn ids(c: &[NodeIndex]) -> Vec<usize> {
         c.iter().map(|n| n.index()).collect()

@@ -100,6 +100,18 @@ pub(crate) fn random_digraph(n: usize, m: usize, seed: u64) -> petgraph::graph::
     g
 }
 
+/// A graph of `n` nodes with the given unweighted edges, for tests that state a small
+/// graph by hand.
+#[cfg(test)]
+pub(crate) fn digraph(n: usize, edges: &[(u32, u32)]) -> petgraph::graph::DiGraph<(), ()> {
+    let mut g = petgraph::graph::DiGraph::with_capacity(n, edges.len());
+    for _ in 0..n {
+        g.add_node(());
+    }
+    g.extend_with_edges(edges);
+    g
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

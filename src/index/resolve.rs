@@ -33,7 +33,7 @@ use std::sync::Arc;
 use super::import_resolution::{Modules, Target};
 use super::{IndexError, Progress};
 use crate::lang::Language;
-use crate::store::files::{IndexTx, Ref};
+use crate::store::files::{DefKind, Definition, IndexTx, Ref};
 pub use rules::Rule;
 use symbols::Symbols;
 
@@ -633,6 +633,39 @@ impl Resolver {
             Target::External => Outcome::status("external", 0),
             Target::Unresolved => Outcome::status("unresolved", 0),
         })
+    }
+
+    /// The innermost class around node `src`, `src` itself included (a method's class,
+    /// the class of a function nested in a method; Java: an interface, enum or record
+    /// too).
+    pub(super) fn enclosing_class(
+        &mut self,
+        tx: &IndexTx<'_>,
+        src: i64,
+    ) -> Result<Option<Definition>, IndexError> {
+        self.innermost(tx, src, DefKind::Type)
+    }
+
+    /// The innermost definition of `kind` that node `src` is or is inside of, following
+    /// parents at most 64 steps up.
+    pub(super) fn innermost(
+        &mut self,
+        tx: &IndexTx<'_>,
+        src: i64,
+        kind: DefKind,
+    ) -> Result<Option<Definition>, IndexError> {
+        let mut at = Some(src);
+        for _ in 0..64 {
+            let Some(id) = at else { break };
+            let Some(d) = self.symbols.def(tx, id)? else {
+                break;
+            };
+            if d.kind == kind {
+                return Ok(Some(d));
+            }
+            at = d.parent_id;
+        }
+        Ok(None)
     }
 }
 

@@ -755,16 +755,9 @@ impl<'s, 't> Collector<'s, 't> {
                             .is_some_and(|c| python::is_type_checking(c, self.source));
                     conditional |= !type_checking_body;
                 }
-                (
-                    Family::EcmaScript,
-                    "function_declaration"
-                    | "function_expression"
-                    | "function"
-                    | "arrow_function"
-                    | "method_definition"
-                    | "generator_function_declaration"
-                    | "generator_function",
-                ) => deferred = true,
+                (Family::EcmaScript, kind) if super::is_ecmascript_function(kind) => {
+                    deferred = true
+                }
                 (
                     Family::EcmaScript,
                     "if_statement" | "try_statement" | "switch_statement" | "ternary_expression",

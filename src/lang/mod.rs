@@ -13,6 +13,21 @@ mod header;
 
 pub use header::header_is_cpp;
 
+/// True for the tree-sitter node kinds of a JavaScript/TypeScript function: a
+/// declaration, expression, arrow function, method or generator.
+pub fn is_ecmascript_function(kind: &str) -> bool {
+    matches!(
+        kind,
+        "function_declaration"
+            | "function_expression"
+            | "function"
+            | "arrow_function"
+            | "method_definition"
+            | "generator_function_declaration"
+            | "generator_function"
+    )
+}
+
 /// A language Constellation parses. Every other file is still indexed (hashed, a `file`
 /// node) but not parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -119,38 +119,38 @@ fn routes() -> ToolRouter<Server> {
             "update_tasks",
             REPLACES,
             "Create or replace the hierarchical task list of a session (sessionId). path \"/\" (default) replaces the whole list; \"/a/b\" replaces the children of task b under top-level task a. Each task: taskId (1-20 chars, none of / \\ : * ? \" < > |, unique among siblings), description (1-1000 chars), status TODO (default) or DONE, children. Stored in the agent-memory database beside the index: survives restarts, is shared with other processes, and never waits for an index run. Returns the whole tree (text: \u{2713} DONE, \u{25cb} TODO).",
-            |c, a: UpdateTasksArgs| tasks::update_tasks(c.ws.memory(), &a),
+            |c, a: UpdateTasksArgs| tasks::update_tasks(&c.ws.memory()?, &a),
         ),
         tool(
             "get_all_tasks",
             READ_ONLY,
             "The whole hierarchical task list of a session: as an indented text tree (\u{2713} DONE, \u{25cb} TODO) and as JSON (tasks, taskCount, doneCount). A session without tasks answers an empty list.",
-            |c, a: SessionArgs| tasks::get_all_tasks(c.ws.memory(), &a),
+            |c, a: SessionArgs| tasks::get_all_tasks(&c.ws.memory()?, &a),
         ),
         tool(
             "mark_task_as_done",
             WRITES,
             "Mark one task of a session DONE (the first with that taskId, depth first); its children are not changed. Returns the whole tree. Unknown ids give not_found naming the id.",
-            |c, a: MarkDoneArgs| tasks::mark_task_as_done(c.ws.memory(), &a),
+            |c, a: MarkDoneArgs| tasks::mark_task_as_done(&c.ws.memory()?, &a),
         ),
         tool(
             "save_current_work_info",
             EVICTS,
             "Save a work hand-off for another agent or a later session: work_summarize (1-5000 chars), work_description (1-200 chars), optional sessionId whose task tree is snapshotted with it (saving again with the same sessionId replaces that entry). Returns workId (8 digits), message and ISO timestamp. Kept in an LRU of the most recently used entries (10 by default, --work-capacity) in the agent-memory database beside the index.",
-            |c, a: SaveWorkArgs| work::save_current_work_info(c.ws.memory(), c.work_capacity, &a),
+            |c, a: SaveWorkArgs| work::save_current_work_info(&c.ws.memory()?, c.work_capacity, &a),
         ),
         tool(
             "get_recent_works_info",
             READ_ONLY,
             "The saved work hand-offs, most recently used first: workId, work_timestamp, work_description each. Does not change the order.",
-            |c, _: NoArgs| work::get_recent_works_info(c.ws.memory()),
+            |c, _: NoArgs| work::get_recent_works_info(&c.ws.memory()?),
         ),
         // Reading an entry makes it the most recently used: a write.
         tool(
             "get_work_by_id",
             WRITES,
             "One saved work hand-off by its 8-digit workId: work_timestamp, work_description, work_summarize, and work_tasks (the task tree as it was when saved, if saved with a session). Makes it the most recently used.",
-            |c, a: GetWorkArgs| work::get_work_by_id(c.ws.memory(), &a),
+            |c, a: GetWorkArgs| work::get_work_by_id(&c.ws.memory()?, &a),
         ),
         // ---- sequential thinking with code audits ----
         titled(
@@ -220,6 +220,8 @@ fn routes() -> ToolRouter<Server> {
             "Run one read-only SQL statement over the index and get columns and rows. Tables: files, nodes, edges, refs, index_runs, meta; views: file_imports, call_edges, symbols, file_symbol_counts, hubs, unresolved_refs. Agent memory is attached read-only as `memory`: tables task_sessions, tasks, work_info, thoughts, audit_sessions, audit_history, file_docs; views open_tasks, recent_works (every column is documented in schema/*.sql and schema/memory/*.sql). At most `limit` rows (default 1000, max 10000; truncated says when more existed), 5 s per query. Writes (INSERT, UPDATE, DELETE, DDL, ATTACH, writing PRAGMAs) are refused with read_only, a runaway query with query_timeout, bad SQL with invalid_sql.",
             |c, a: QueryArgs| {
                 c.ws.refresh_within(FRESHNESS_WINDOW)?;
+                // Opened (and an older build's memory moved into it) so that it is attached.
+                c.ws.memory()?;
                 query::query_index(c.ws.store().path(), &a)
             },
         ),

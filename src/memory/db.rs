@@ -1,24 +1,27 @@
-//! The memory database file: where it lives, its connection pool, its migrations
-//! (`schema/memory/NNN_*.sql`, version in `PRAGMA user_version`).
+//! The memory database file: where it lives and its migrations
+//! (`schema/memory/NNN_*.sql`, version in `PRAGMA user_version`); it is opened and
+//! migrated like the index database ([`crate::store::database_file`]).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::Connection;
-use rusqlite_migration::{Migrations, M};
 
 use super::MemoryError;
+use crate::store::database_file::{DatabaseFile, Journal};
 
-/// The migrations of the memory database, in order. Append only.
-const MIGRATIONS: &[&str] = &[
-    include_str!("../../schema/memory/001_work.sql"),
-    include_str!("../../schema/memory/002_thinking.sql"),
-    include_str!("../../schema/memory/003_file_docs.sql"),
-];
+/// The memory database: its migrations, in order (append only), and a pool of at most
+/// 4 connections (its writes take milliseconds).
+const MEMORY_DB: DatabaseFile = DatabaseFile {
+    migrations: &[
+        include_str!("../../schema/memory/001_work.sql"),
+        include_str!("../../schema/memory/002_thinking.sql"),
+        include_str!("../../schema/memory/003_file_docs.sql"),
+    ],
+    pool_size: 4,
+};
 
 /// The schema version of the memory database this build writes.
-pub const MEMORY_SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+pub const MEMORY_SCHEMA_VERSION: i64 = MEMORY_DB.version();
 
 /// A pooled connection to the memory database.
 pub type MemoryConn = r2d2::PooledConnection<SqliteConnectionManager>;
@@ -44,30 +47,6 @@ pub fn db_path(index_db: &Path) -> PathBuf {
     index_db.with_file_name(file)
 }
 
-/// Per-connection pragmas: WAL, a 10 s busy timeout (only other memory writes, each a
-/// few milliseconds, can hold the lock), foreign keys on.
-fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(Duration::from_secs(10))?;
-    conn.execute_batch(
-        "PRAGMA journal_mode = WAL;
-         PRAGMA synchronous = NORMAL;
-         PRAGMA foreign_keys = ON;
-         PRAGMA temp_store = MEMORY;",
-    )
-}
-
-/// Classifies a rusqlite error met while opening `path`.
-fn classify(path: &Path, err: rusqlite::Error) -> MemoryError {
-    use rusqlite::ErrorCode;
-    match err.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt) => MemoryError::Corrupt {
-            path: path.to_path_buf(),
-            message: err.to_string(),
-        },
-        _ => MemoryError::Sqlite(err),
-    }
-}
-
 /// The memory database: a pool of WAL connections to one file.
 #[derive(Clone)]
 pub struct MemoryStore {
@@ -80,27 +59,14 @@ impl MemoryStore {
     /// `path` and migrates it to [`MEMORY_SCHEMA_VERSION`]. It does not import anything
     /// from an index database: that is [`super::upgrade::import_from_index`].
     ///
-    /// Errors: [`MemoryError::Corrupt`] for a file that is not a usable SQLite database,
-    /// [`MemoryError::TooNew`] for one from a newer build, [`MemoryError::CreateDir`].
+    /// Errors: [`MemoryError::File`] with the store's error: `Corrupt` for a file that
+    /// is not a usable SQLite database, `TooNew` for one from a newer build,
+    /// `CreateDir`, or a failed migration.
     pub fn open(path: &Path) -> Result<MemoryStore, MemoryError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| MemoryError::CreateDir {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        }
-        {
-            let mut conn = Connection::open(path).map_err(|e| classify(path, e))?;
-            configure(&mut conn).map_err(|e| classify(path, e))?;
-            migrate(&mut conn, path)?;
-        }
-        let manager = SqliteConnectionManager::file(path).with_init(configure);
-        let pool = r2d2::Pool::builder()
-            .max_size(4)
-            .min_idle(Some(1))
-            .build(manager)?;
         Ok(MemoryStore {
-            pool,
+            pool: MEMORY_DB
+                .open(path, Journal::Wal)
+                .map_err(MemoryError::File)?,
             path: path.to_path_buf(),
         })
     }
@@ -116,43 +82,23 @@ impl MemoryStore {
     }
 }
 
-/// Brings `conn` to [`MEMORY_SCHEMA_VERSION`]; refuses a database from a newer build.
-fn migrate(conn: &mut Connection, path: &Path) -> Result<(), MemoryError> {
-    let found: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(|e| classify(path, e))?;
-    if found > MEMORY_SCHEMA_VERSION {
-        return Err(MemoryError::TooNew {
-            path: path.to_path_buf(),
-            found,
-            supported: MEMORY_SCHEMA_VERSION,
-        });
-    }
-    let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
-    migrations.to_latest(conn).map_err(|e| match e {
-        rusqlite_migration::Error::RusqliteError { err, .. } => classify(path, err),
-        other => MemoryError::Migration(other.to_string()),
-    })
-}
-
 /// The current schema of the agent-memory database as one SQL text, rendered like the
 /// index's ([`crate::store::render_schema`]) after all memory migrations ran on an
 /// empty database.
 ///
 /// Errors: [`MemoryError`] if the migrations fail in memory (a defect of this build).
 pub fn current_schema() -> Result<String, MemoryError> {
-    let mut conn = Connection::open_in_memory().map_err(|e| classify(Path::new(":memory:"), e))?;
-    migrate(&mut conn, Path::new(":memory:"))?;
     let title = format!(
         "The agent-memory database (memory.db), schema version {MEMORY_SCHEMA_VERSION}: \
          schema/memory/001..{MEMORY_SCHEMA_VERSION:03}."
     );
-    crate::store::render_schema(&conn, &title).map_err(|e| classify(Path::new(":memory:"), e))
+    MEMORY_DB.current_schema(&title).map_err(MemoryError::File)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rusqlite::Connection;
 
     #[test]
     fn memory_sits_beside_the_index() {
@@ -177,7 +123,7 @@ mod tests {
             .execute_batch("PRAGMA user_version = 99")
             .unwrap();
         match MemoryStore::open(&path) {
-            Err(MemoryError::TooNew { found: 99, .. }) => {}
+            Err(MemoryError::File(crate::store::StoreError::TooNew { found: 99, .. })) => {}
             Err(e) => panic!("unexpected error {e}"),
             Ok(_) => panic!("a newer memory database was opened"),
         }

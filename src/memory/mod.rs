@@ -28,41 +28,21 @@ pub mod upgrade;
 pub mod work;
 pub mod work_tx;
 
-use std::path::PathBuf;
-
 pub use db::{current_schema, db_path, MemoryStore, MEMORY_SCHEMA_VERSION};
 
 /// Errors of the memory database.
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
-    /// The file exists but is not a SQLite database, or SQLite reports it corrupt.
-    #[error("the memory database {path} is corrupt or not a SQLite database: {message}")]
-    Corrupt { path: PathBuf, message: String },
-    /// The memory database was written by a newer Constellation.
-    #[error(
-        "the memory database {path} has schema version {found}, newer than this build \
-         supports ({supported}); upgrade constellation"
-    )]
-    TooNew {
-        path: PathBuf,
-        found: i64,
-        supported: i64,
-    },
-    /// Its directory could not be created.
-    #[error("cannot create the directory for the memory database {path}: {source}")]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// The memory database file could not be opened or migrated (corrupt, from a newer
+    /// build, its directory not creatable): the storage layer's error for that file.
+    #[error("memory database: {0}")]
+    File(crate::store::StoreError),
     /// A statement failed (`database is locked` after the 10 s busy timeout included).
     #[error("memory database: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// No connection could be taken from the pool.
     #[error("memory database connection pool: {0}")]
     Pool(#[from] r2d2::Error),
-    /// A migration of `schema/memory/` failed.
-    #[error("memory database migration failed: {0}")]
-    Migration(String),
     /// The index database could not be read for the one-time import of older rows.
     #[error("reading the agent memory an older build kept in the index database: {0}")]
     Index(#[from] crate::store::StoreError),
@@ -72,6 +52,6 @@ impl MemoryError {
     /// True when the memory file itself is unusable (corrupt, or not SQLite), so a
     /// caller may move it aside and start a fresh one.
     pub fn is_corrupt(&self) -> bool {
-        matches!(self, MemoryError::Corrupt { .. })
+        matches!(self, MemoryError::File(e) if e.is_corrupt())
     }
 }

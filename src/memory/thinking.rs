@@ -235,7 +235,7 @@ pub fn sequential_thinking(
 ) -> Result<ThinkingResponse, ToolError> {
     let total_thoughts = input.total_thoughts.max(input.thought_number);
     let session_id = {
-        let conn = ws.memory().conn()?;
+        let conn = ws.memory()?.conn()?;
         let starts_new = input.thought_number == 1
             && input.is_revision != Some(true)
             && input.branch_from_thought.is_none();
@@ -270,7 +270,7 @@ pub fn sequential_thinking(
         }
     }
 
-    let mut conn = ws.memory().conn()?;
+    let mut conn = ws.memory()?.conn()?;
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(MemoryError::from)?;

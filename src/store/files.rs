@@ -291,6 +291,16 @@ fn stored_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ref> {
 }
 
 impl<'c> IndexTx<'c> {
+    /// The first column of `sql`'s rows as ids, with `?1` bound to `param` (the
+    /// statement is cached per transaction).
+    fn ids(&self, sql: &str, param: i64) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(sql)?;
+        let ids = stmt
+            .query_map([param], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(ids)
+    }
+
     /// Begins an IMMEDIATE transaction (takes the write lock now, waiting up to the busy
     /// timeout for another writer).
     pub fn begin(conn: &'c mut Connection) -> Result<IndexTx<'c>, StoreError> {
@@ -376,14 +386,11 @@ impl<'c> IndexTx<'c> {
     /// References written in *other* files whose edges point into `file_id`'s nodes:
     /// they must be resolved again once the file's nodes are replaced or removed.
     pub fn refs_into_file(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.tx.prepare_cached(
+        self.ids(
             "SELECT DISTINCT e.ref_id FROM edges e JOIN nodes d ON d.id = e.dst_id
              WHERE d.file_id = ?1 AND e.file_id <> ?1 AND e.ref_id IS NOT NULL",
-        )?;
-        let ids = stmt
-            .query_map([file_id], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        Ok(ids)
+            file_id,
+        )
     }
 
     /// Call, base and export references written in *other* files whose edges point
@@ -391,15 +398,12 @@ impl<'c> IndexTx<'c> {
     /// the file is re-parsed, since its symbols get new ids. Imports of the file keep
     /// their edges: the file node stays (see [`IndexTx::clear_file_symbols`]).
     pub fn refs_into_symbols(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.tx.prepare_cached(
+        self.ids(
             "SELECT DISTINCT e.ref_id FROM edges e JOIN nodes d ON d.id = e.dst_id
              WHERE d.file_id = ?1 AND d.kind <> 'file' AND e.file_id <> ?1
                AND e.ref_id IS NOT NULL",
-        )?;
-        let ids = stmt
-            .query_map([file_id], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        Ok(ids)
+            file_id,
+        )
     }
 
     /// The status of a reference and the nodes its edges point at (sorted).
@@ -412,12 +416,10 @@ impl<'c> IndexTx<'c> {
         let Some(status) = status else {
             return Ok(None);
         };
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT dst_id FROM edges WHERE ref_id = ?1 ORDER BY dst_id")?;
-        let dsts = stmt
-            .query_map([ref_id], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        let dsts = self.ids(
+            "SELECT dst_id FROM edges WHERE ref_id = ?1 ORDER BY dst_id",
+            ref_id,
+        )?;
         Ok(Some((status, dsts)))
     }
 
@@ -805,7 +807,7 @@ impl<'c> IndexTx<'c> {
     /// Files that import `file_id`, directly or through other files, `file_id` excluded
     /// (the files whose references may resolve through it).
     pub fn transitive_importers(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.tx.prepare_cached(
+        self.ids(
             "WITH RECURSIVE up(file_id) AS (
                  SELECT ?1
                  UNION
@@ -814,25 +816,19 @@ impl<'c> IndexTx<'c> {
                  JOIN edges e ON e.dst_id = d.id AND e.kind = 'imports'
              )
              SELECT file_id FROM up WHERE file_id <> ?1 ORDER BY file_id",
-        )?;
-        let rows = stmt
-            .query_map([file_id], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        Ok(rows)
+            file_id,
+        )
     }
 
     /// Files that the file whose `file` node is `file_node` imports (resolved import
     /// edges: they start at the file node, so `edges_src` finds them without reading the
     /// file's other edges).
     pub fn imported_files(&self, file_node: i64) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.tx.prepare_cached(
+        self.ids(
             "SELECT DISTINCT d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
              WHERE e.src_id = ?1 AND e.kind = 'imports'",
-        )?;
-        let rows = stmt
-            .query_map([file_node], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        Ok(rows)
+            file_node,
+        )
     }
 
     /// The inline modules of a file (`mod m { .. }`, C++ namespaces): `(node, first line,
@@ -962,15 +958,14 @@ impl<'c> IndexTx<'c> {
     /// `export ... from` references resolve to, and the files a Python `__init__`
     /// imports names from.
     pub fn reexported_files(&self, file_node: i64) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.tx.prepare_cached(&format!(
-            "SELECT DISTINCT d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+        self.ids(
+            &format!(
+                "SELECT DISTINCT d.file_id FROM edges e JOIN nodes d ON d.id = e.dst_id
              JOIN refs r ON r.id = e.ref_id JOIN files f ON f.id = e.file_id
              WHERE e.src_id = ?1 AND e.kind = 'imports' AND {REEXPORT_EDGE}"
-        ))?;
-        let rows = stmt
-            .query_map([file_node], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        Ok(rows)
+            ),
+            file_node,
+        )
     }
 
     /// Every (file, file it re-exports) pair (bulk form of

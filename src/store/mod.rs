@@ -6,9 +6,11 @@
 //! database and its SQL is in `memory`. Knows nothing of MCP or of graph algorithms;
 //! hands plain rows to the layers above.
 
+pub mod database_file;
 mod error;
 mod schema;
 
+use database_file::Journal;
 use error::classify;
 pub use error::StoreError;
 pub use schema::{current_schema, render_schema, SCHEMA_VERSION};
@@ -21,32 +23,6 @@ use rusqlite::{Connection, OpenFlags};
 
 /// A pooled connection to the index database.
 pub type PooledConn = r2d2::PooledConnection<SqliteConnectionManager>;
-
-/// Sets the per-connection pragmas: WAL, a 10 s busy timeout, foreign keys on.
-fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(Duration::from_secs(10))?;
-    conn.execute_batch(
-        "PRAGMA journal_mode = WAL;
-         PRAGMA synchronous = NORMAL;
-         PRAGMA foreign_keys = ON;
-         PRAGMA temp_store = MEMORY;
-         PRAGMA cache_size = -65536;",
-    )
-}
-
-/// The pragmas of a private file (see [`Store::open_private`]): the rollback journal
-/// in memory and no fsync, because nobody else reads the file and a failed or killed
-/// build throws it away; [`Store::publish`] switches it to WAL and syncs it.
-fn configure_private(conn: &mut Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(Duration::from_secs(10))?;
-    conn.execute_batch(
-        "PRAGMA journal_mode = MEMORY;
-         PRAGMA synchronous = OFF;
-         PRAGMA foreign_keys = ON;
-         PRAGMA temp_store = MEMORY;
-         PRAGMA cache_size = -65536;",
-    )
-}
 
 /// The index database: a pool of WAL connections to one file.
 #[derive(Clone)]
@@ -62,7 +38,7 @@ impl Store {
     /// Errors: [`StoreError::Corrupt`] for a file that is not a usable SQLite database,
     /// [`StoreError::TooNew`] for one from a newer build.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Store::open_with(path, configure)
+        Store::open_with(path, Journal::Wal)
     }
 
     /// Opens a new database file that only this process uses until
@@ -70,31 +46,12 @@ impl Store {
     /// written once, to the file itself: no write-ahead log to write and copy back, no
     /// fsync per commit. Errors: as [`Store::open`].
     pub fn open_private(path: &Path) -> Result<Store, StoreError> {
-        Store::open_with(path, configure_private)
+        Store::open_with(path, Journal::Private)
     }
 
-    fn open_with(
-        path: &Path,
-        configure: fn(&mut Connection) -> rusqlite::Result<()>,
-    ) -> Result<Store, StoreError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        }
-        {
-            let mut conn = Connection::open(path).map_err(|e| classify(path, e))?;
-            configure(&mut conn).map_err(|e| classify(path, e))?;
-            schema::migrate(&mut conn, path)?;
-        }
-        let manager = SqliteConnectionManager::file(path).with_init(configure);
-        let pool = r2d2::Pool::builder()
-            .max_size(8)
-            .min_idle(Some(1))
-            .build(manager)?;
+    fn open_with(path: &Path, journal: Journal) -> Result<Store, StoreError> {
         Ok(Store {
-            pool,
+            pool: schema::INDEX_DB.open(path, journal)?,
             path: path.to_path_buf(),
         })
     }

@@ -1,14 +1,19 @@
-//! Migrations: the `schema/NNN_name.sql` files, applied in order, the version kept in
-//! `PRAGMA user_version` (by `rusqlite_migration`).
-
-use std::path::Path;
+//! The index database's migrations (the `schema/NNN_name.sql` files, applied in order
+//! by [`super::database_file`], the version kept in `PRAGMA user_version`) and the
+//! rendering of its current schema.
 
 use rusqlite::Connection;
-use rusqlite_migration::{Migrations, M};
 
-use super::error::{classify, StoreError};
+use super::database_file::DatabaseFile;
+use super::error::StoreError;
 
-/// The migrations, in order. Append only: never edit one that has shipped.
+/// The index database: its migrations, in order (append only: never edit one that has
+/// shipped), and a pool of at most 8 connections.
+pub(super) const INDEX_DB: DatabaseFile = DatabaseFile {
+    migrations: MIGRATIONS,
+    pool_size: 8,
+};
+
 const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/001_index.sql"),
     include_str!("../../schema/002_work.sql"),
@@ -24,25 +29,6 @@ const MIGRATIONS: &[&str] = &[
 /// The schema version this build writes (the number of migrations).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-/// Brings `conn` to [`SCHEMA_VERSION`]; refuses a database from a newer build.
-pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
-    let found: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(|e| classify(path, e))?;
-    if found > SCHEMA_VERSION {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found,
-            supported: SCHEMA_VERSION,
-        });
-    }
-    let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
-    migrations.to_latest(conn).map_err(|e| match e {
-        rusqlite_migration::Error::RusqliteError { err, .. } => classify(path, err),
-        other => StoreError::Migration(other.to_string()),
-    })
-}
-
 /// The current schema of the index database as one SQL text (see [`render_schema`]),
 /// as SQLite holds it after all migrations ran on an empty database. `constellation
 /// schema` prints it, followed by the agent-memory database's, and `schema/CURRENT.sql`
@@ -51,14 +37,12 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
 /// Errors: [`StoreError::Sqlite`] / [`StoreError::Migration`] if the migrations fail
 /// on an in-memory database (a defect of this build).
 pub fn current_schema() -> Result<String, StoreError> {
-    let mut conn = Connection::open_in_memory()?;
-    migrate(&mut conn, Path::new(":memory:"))?;
     let title = format!(
         "The index database (index.db), schema version {SCHEMA_VERSION}: schema/001..{SCHEMA_VERSION:03}.\n\
          The legacy_* tables of migration 009 are left out: they hold an older build's\n\
          agent memory until the first open moves it to the memory database."
     );
-    Ok(render_schema(&conn, &title)?)
+    INDEX_DB.current_schema(&title)
 }
 
 /// Renders the schema of a migrated database: a comment block with `title`, then every

@@ -1,6 +1,7 @@
 //! A workspace: a root directory, its index database, its agent-memory database (beside
-//! the index, see [`crate::memory::db_path`]), and the graph snapshot cached for the
-//! current index generation.
+//! the index, see [`crate::memory::db_path`]; opened on first use, so an index run or a
+//! graph query never pays for it), and the graph snapshot cached for the current index
+//! generation.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -17,7 +18,8 @@ use super::ToolError;
 pub struct Workspace {
     root: PathBuf,
     store: Store,
-    memory: MemoryStore,
+    /// The agent-memory database, opened by the first call that needs it.
+    memory: Mutex<Option<MemoryStore>>,
     options: IndexOptions,
     /// Serializes index runs of this process (other processes wait on SQLite's lock).
     index_lock: Mutex<()>,
@@ -31,12 +33,10 @@ pub struct Workspace {
 
 impl Workspace {
     /// Opens the workspace at `root` with its database at `db` (default
-    /// `ROOT/.constellation/index.db`) and the agent-memory database beside it
-    /// ([`memory::db_path`]). A corrupt database file (either) is moved aside to
+    /// `ROOT/.constellation/index.db`). A corrupt database file is moved aside to
     /// `NAME.corrupt-UNIXTIME` (with a warning in the log) and a new one is created, so
-    /// the next index run is a fresh scan; nothing is deleted. Agent memory an older
-    /// build kept in the index database is copied to the memory database here, once
-    /// ([`memory::upgrade::import_from_index`]).
+    /// the next index run is a fresh scan; nothing is deleted. The agent-memory database
+    /// is opened later, by [`Workspace::memory`].
     ///
     /// Errors: `not_found` when the root is not a directory; `database_error` for a
     /// database from a newer build or one that cannot be created.
@@ -58,16 +58,10 @@ impl Workspace {
             .map(Path::to_path_buf)
             .unwrap_or_else(|| index::default_db_path(&root));
         let store = open_or_recover(&db, Store::open, StoreError::is_corrupt)?;
-        let memory = open_or_recover(
-            &memory::db_path(&db),
-            MemoryStore::open,
-            memory::MemoryError::is_corrupt,
-        )?;
-        memory::upgrade::import_from_index(&memory, &store)?;
         Ok(Workspace {
             root,
             store,
-            memory,
+            memory: Mutex::new(None),
             options,
             index_lock: Mutex::new(()),
             file_graph: Mutex::new(None),
@@ -86,9 +80,32 @@ impl Workspace {
         &self.store
     }
 
-    /// The agent-memory database (tasks, work hand-offs, thoughts, saved documents).
-    pub fn memory(&self) -> &MemoryStore {
-        &self.memory
+    /// The agent-memory database (tasks, work hand-offs, thoughts, saved documents),
+    /// beside the index ([`memory::db_path`]); a clone of one pool shared by every call.
+    /// The first call opens it, creating and migrating the file if needed (safe when
+    /// several processes do so at once); a corrupt file is moved aside like the index's.
+    /// Agent memory an older build kept in the index database is copied to it then,
+    /// once ([`memory::upgrade::import_from_index`]).
+    ///
+    /// Errors: `database_error` when the file cannot be opened, created or migrated
+    /// (from a newer build, say) or the older rows cannot be copied; `internal` when the
+    /// lock is poisoned.
+    pub fn memory(&self) -> Result<MemoryStore, ToolError> {
+        let mut slot = self
+            .memory
+            .lock()
+            .map_err(|_| ToolError::Internal("memory database lock poisoned".into()))?;
+        if let Some(memory) = slot.as_ref() {
+            return Ok(memory.clone());
+        }
+        let memory = open_or_recover(
+            &memory::db_path(self.store.path()),
+            MemoryStore::open,
+            memory::MemoryError::is_corrupt,
+        )?;
+        memory::upgrade::import_from_index(&memory, &self.store)?;
+        *slot = Some(memory.clone());
+        Ok(memory)
     }
 
     /// Brings the index up to date with the disk (incrementally; from scratch when

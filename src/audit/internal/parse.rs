@@ -102,16 +102,7 @@ pub(super) fn is_function(lang: Language, kind: &str) -> bool {
     match lang {
         Language::Rust => kind == "function_item",
         Language::Python => kind == "function_definition",
-        _ => matches!(
-            kind,
-            "function_declaration"
-                | "function_expression"
-                | "function"
-                | "arrow_function"
-                | "method_definition"
-                | "generator_function_declaration"
-                | "generator_function"
-        ),
+        _ => crate::lang::is_ecmascript_function(kind),
     }
 }
 

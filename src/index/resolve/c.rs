@@ -21,7 +21,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::native::{call_outcome, is_literal, one, Item};
+use super::native::{call_outcome, is_literal, one, Item, MethodIn};
 use super::rules::Rule;
 use super::{Family, Outcome, Resolver};
 use crate::index::IndexError;
@@ -176,18 +176,11 @@ impl Resolver {
         file: i64,
         src: i64,
     ) -> Result<Option<Definition>, IndexError> {
-        let Some(method) = self.symbols.def(tx, src)? else {
+        let Some(MethodIn { method, body_type }) = self.method_in(tx, src)? else {
             return Ok(None);
         };
-        if method.kind != DefKind::Method {
-            return Ok(None);
-        }
-        if let Some(parent) = method.parent_id {
-            if let Some(p) = self.symbols.def(tx, parent)? {
-                if p.kind == DefKind::Type {
-                    return Ok(Some(p));
-                }
-            }
+        if body_type.is_some() {
+            return Ok(body_type);
         }
         let Some((class, _)) = method.qualified_name.rsplit_once("::") else {
             return Ok(None);

@@ -52,7 +52,7 @@ impl Resolver {
         let q = r.qualifier.as_deref().map(str::trim);
         match q {
             None | Some("this") => {
-                let Some(class) = self.java_enclosing_class(tx, r.src_id)? else {
+                let Some(class) = self.enclosing_class(tx, r.src_id)? else {
                     return Ok(Outcome::status("unresolved", 0));
                 };
                 // The class and its hierarchy, then the classes around it.
@@ -68,7 +68,7 @@ impl Resolver {
                         break;
                     }
                     outer = match c.parent_id {
-                        Some(p) => self.java_enclosing_class(tx, p)?,
+                        Some(p) => self.enclosing_class(tx, p)?,
                         None => None,
                     };
                 }
@@ -83,7 +83,7 @@ impl Resolver {
                 ))
             }
             Some("super") => {
-                let Some(class) = self.java_enclosing_class(tx, r.src_id)? else {
+                let Some(class) = self.enclosing_class(tx, r.src_id)? else {
                     return Ok(Outcome::status("unresolved", 0));
                 };
                 let mut open = false;
@@ -116,15 +116,7 @@ impl Resolver {
                     .and_then(|rest| rest.split_once('(').map(|(ty, _)| ty.trim()));
                 if let Some(hint) = r.receiver_type.as_deref().or(created) {
                     let (qualifier, name) = split_type(hint);
-                    let class = self.java_class(tx, r.file_id, r.src_id, qualifier, name)?;
-                    return Ok(match class {
-                        Some(Item::Def(c)) => {
-                            let member = self.java_member(tx, &c, &r.name, 0)?;
-                            call_outcome(member, Rule::Typed)
-                        }
-                        Some(Item::External) => Outcome::status("external", 0),
-                        _ => Outcome::status("unresolved", 0),
-                    });
+                    return self.java_member_call(tx, r, qualifier, name, Rule::Typed);
                 }
                 if local {
                     return Ok(Outcome::status("unresolved", 0));
@@ -138,15 +130,7 @@ impl Resolver {
                 let last = q.rsplit('.').next().unwrap_or(q);
                 if simple && last.starts_with(|c: char| c.is_uppercase()) {
                     let (qualifier, name) = split_type(q);
-                    let class = self.java_class(tx, r.file_id, r.src_id, qualifier, name)?;
-                    return Ok(match class {
-                        Some(Item::Def(c)) => {
-                            let member = self.java_member(tx, &c, &r.name, 0)?;
-                            call_outcome(member, Rule::Class)
-                        }
-                        Some(Item::External) => Outcome::status("external", 0),
-                        _ => Outcome::status("unresolved", 0),
-                    });
+                    return self.java_member_call(tx, r, qualifier, name, Rule::Class);
                 }
                 // `System.out.println()`: a field of a class outside the workspace.
                 let first = q.split('.').next().unwrap_or(q);
@@ -177,25 +161,25 @@ impl Resolver {
         })
     }
 
-    /// The innermost class (or interface, enum, record) around node `src`.
-    fn java_enclosing_class(
+    /// A call of `r.name` on the class `name` (after `qualifier`): an edge to its member
+    /// found by `rule`, `external` for a class outside the workspace, else `unresolved`.
+    fn java_member_call(
         &mut self,
         tx: &IndexTx<'_>,
-        src: i64,
-    ) -> Result<Option<Definition>, IndexError> {
-        let mut at = Some(src);
-        let mut steps = 0;
-        while let Some(id) = at {
-            steps += 1;
-            let Some(d) = self.symbols.def(tx, id)? else {
-                return Ok(None);
-            };
-            if d.kind == DefKind::Type || steps > 64 {
-                return Ok((d.kind == DefKind::Type).then_some(d));
+        r: &Ref,
+        qualifier: Option<&str>,
+        name: &str,
+        rule: Rule,
+    ) -> Result<Outcome, IndexError> {
+        let class = self.java_class(tx, r.file_id, r.src_id, qualifier, name)?;
+        Ok(match class {
+            Some(Item::Def(c)) => {
+                let member = self.java_member(tx, &c, &r.name, 0)?;
+                call_outcome(member, rule)
             }
-            at = d.parent_id;
-        }
-        Ok(None)
+            Some(Item::External) => Outcome::status("external", 0),
+            _ => Outcome::status("unresolved", 0),
+        })
     }
 
     /// The class `name` (written after `qualifier`, if any) as seen from node `src` of

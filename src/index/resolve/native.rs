@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::rules::Rule;
-use super::Outcome;
-use crate::store::files::{DefKind, Definition, ModuleSpan};
+use super::{Outcome, Resolver};
+use crate::index::IndexError;
+use crate::store::files::{DefKind, Definition, IndexTx, ModuleSpan};
 
 /// What a name or path denotes in a native language.
 #[derive(Debug, Clone)]
@@ -78,4 +79,39 @@ pub(super) fn is_literal(q: &str) -> bool {
     ) || q.starts_with("b\"")
         || q.starts_with("r\"")
         || q.starts_with("r#\"")
+}
+
+/// A method, and the type whose body holds it.
+pub(super) struct MethodIn {
+    /// The method's definition.
+    pub(super) method: Definition,
+    /// The type (class, struct, impl, trait) that is its parent; `None` for a method
+    /// defined out of line (`void Foo::bar() {}`, a Rust `impl` whose type lives in
+    /// another module), which its qualified name then names.
+    pub(super) body_type: Option<Definition>,
+}
+
+impl Resolver {
+    /// Node `src` as a method with the type around it; `None` when `src` is not a
+    /// method (a function, a file).
+    pub(super) fn method_in(
+        &mut self,
+        tx: &IndexTx<'_>,
+        src: i64,
+    ) -> Result<Option<MethodIn>, IndexError> {
+        let Some(method) = self.symbols.def(tx, src)? else {
+            return Ok(None);
+        };
+        if method.kind != DefKind::Method {
+            return Ok(None);
+        }
+        let body_type = match method.parent_id {
+            Some(parent) => self
+                .symbols
+                .def(tx, parent)?
+                .filter(|p| p.kind == DefKind::Type),
+            None => None,
+        };
+        Ok(Some(MethodIn { method, body_type }))
+    }
 }

@@ -334,27 +334,6 @@ impl Resolver {
         Ok(Mro { classes, open })
     }
 
-    /// The innermost class around node `src` (a method's class, the class of a
-    /// function nested in a method).
-    pub(super) fn enclosing_class(
-        &mut self,
-        tx: &IndexTx<'_>,
-        src: i64,
-    ) -> Result<Option<Definition>, IndexError> {
-        let mut at = Some(src);
-        for _ in 0..64 {
-            let Some(id) = at else { break };
-            let Some(d) = self.symbols.def(tx, id)? else {
-                break;
-            };
-            if d.kind == DefKind::Type {
-                return Ok(Some(d));
-            }
-            at = d.parent_id;
-        }
-        Ok(None)
-    }
-
     /// The parent of a node (`None` for a file node).
     pub(super) fn parent_of(
         &mut self,

@@ -23,7 +23,7 @@
 
 use std::sync::Arc;
 
-use super::native::{call_outcome, is_literal, one, Item};
+use super::native::{call_outcome, is_literal, one, Item, MethodIn};
 use super::rules::Rule;
 use super::{Family, Outcome, Resolver};
 use crate::index::import_resolution::Target;
@@ -363,9 +363,15 @@ impl Resolver {
         }
         let last = segs.len() - 1;
         let (mut item, mut rule, mut at) = match *first {
-            "self" | "super" if self.rs_inline_module(tx, src)?.is_some() => {
+            "self" | "super"
+                if self
+                    .innermost(tx, src, DefKind::Module)?
+                    .map(|m| m.id)
+                    .is_some() =>
+            {
                 // Inside `mod m { .. }`: `self` is `m`, `super` the module around it.
-                let Some(mut module) = self.rs_inline_module(tx, src)? else {
+                let Some(mut module) = self.innermost(tx, src, DefKind::Module)?.map(|m| m.id)
+                else {
                     return Ok(None);
                 };
                 let file_node = self.file_node(tx, file)?;
@@ -461,26 +467,6 @@ impl Resolver {
             at += 1;
         }
         Ok(Some((item, rule)))
-    }
-
-    /// The inline module (`mod m { .. }`) node `src` is in or is, if any.
-    fn rs_inline_module(&mut self, tx: &IndexTx<'_>, src: i64) -> Result<Option<i64>, IndexError> {
-        let mut at = Some(src);
-        let mut steps = 0;
-        while let Some(id) = at {
-            steps += 1;
-            let Some(d) = self.symbols.def(tx, id)? else {
-                return Ok(None);
-            };
-            if d.kind == DefKind::Module {
-                return Ok(Some(d.id));
-            }
-            if steps > 64 {
-                return Ok(None);
-            }
-            at = d.parent_id;
-        }
-        Ok(None)
     }
 
     /// The module a `use` on `line` of `file` is written in: the innermost inline
@@ -651,18 +637,11 @@ impl Resolver {
         tx: &IndexTx<'_>,
         src: i64,
     ) -> Result<Option<Definition>, IndexError> {
-        let Some(method) = self.symbols.def(tx, src)? else {
+        let Some(MethodIn { method, body_type }) = self.method_in(tx, src)? else {
             return Ok(None);
         };
-        if method.kind != DefKind::Method {
-            return Ok(None);
-        }
-        if let Some(parent) = method.parent_id {
-            if let Some(p) = self.symbols.def(tx, parent)? {
-                if p.kind == DefKind::Type {
-                    return Ok(Some(p));
-                }
-            }
+        if body_type.is_some() {
+            return Ok(body_type);
         }
         let mut segs = method.qualified_name.rsplit("::");
         segs.next();

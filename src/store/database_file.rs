@@ -1,0 +1,224 @@
+//! Opening a SQLite file this build owns: create its directory, set the connection
+//! pragmas, bring it to the current schema version, pool its connections. The index
+//! database (this layer) and the agent-memory database (`memory`) open the same way and
+//! differ only in their migrations and pool size.
+//!
+//! Migrations are applied here rather than by a migration library because two
+//! processes may create the same file at once (two MCP servers started together, a
+//! server and the CLI): the version must be read inside the write transaction that
+//! applies the migrations, or the second process re-applies them to a schema the first
+//! one has just written ("table meta already exists").
+
+use std::path::Path;
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::error::{classify, StoreError};
+
+/// How a file's connections are set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Journal {
+    /// Shared with other connections and processes: a write-ahead log, fsync at
+    /// checkpoints.
+    Wal,
+    /// A file only this process uses until it is published (a build from nothing): the
+    /// rollback journal in memory and no fsync, because a failed or killed build throws
+    /// the file away.
+    Private,
+}
+
+impl Journal {
+    /// The per-connection pragmas: the journal, a 10 s busy timeout, foreign keys on,
+    /// temporary tables in memory, a page cache of at most 64 MiB.
+    pub fn configure(self, conn: &mut Connection) -> rusqlite::Result<()> {
+        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.execute_batch(match self {
+            Journal::Wal => "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+            Journal::Private => "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;",
+        })?;
+        conn.execute_batch(
+            "PRAGMA foreign_keys = ON;
+             PRAGMA temp_store = MEMORY;
+             PRAGMA cache_size = -65536;",
+        )
+    }
+}
+
+/// One kind of database file: its migrations (`schema/NNN_*.sql`, in order, append
+/// only; the version is their count, kept in `PRAGMA user_version`) and how many
+/// connections its pool keeps at most.
+#[derive(Debug, Clone, Copy)]
+pub struct DatabaseFile {
+    /// The migrations' SQL, in order.
+    pub migrations: &'static [&'static str],
+    /// The pool's maximum number of connections.
+    pub pool_size: u32,
+}
+
+impl DatabaseFile {
+    /// The schema version this build writes: the number of migrations.
+    pub const fn version(&self) -> i64 {
+        self.migrations.len() as i64
+    }
+
+    /// Opens (creating it and its parent directory if needed) the file at `path`,
+    /// migrates it to [`DatabaseFile::version`] and returns a pool of connections set
+    /// up for `journal`.
+    ///
+    /// Errors: [`StoreError::CreateDir`]; [`StoreError::Corrupt`] for a file that is not
+    /// a usable SQLite database; [`StoreError::TooNew`] for one from a newer build;
+    /// [`StoreError::Sqlite`] (`database is locked` when another process holds the write
+    /// lock for more than 10 s while this one must migrate); [`StoreError::Pool`].
+    pub fn open(
+        &self,
+        path: &Path,
+        journal: Journal,
+    ) -> Result<r2d2::Pool<SqliteConnectionManager>, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        {
+            let mut conn = Connection::open(path).map_err(|e| classify(path, e))?;
+            journal
+                .configure(&mut conn)
+                .map_err(|e| classify(path, e))?;
+            self.migrate(&mut conn, path)?;
+        }
+        let manager = SqliteConnectionManager::file(path).with_init(move |c| journal.configure(c));
+        Ok(r2d2::Pool::builder()
+            .max_size(self.pool_size)
+            .min_idle(Some(1))
+            .build(manager)?)
+    }
+
+    /// Brings `conn` (the file at `path`) to [`DatabaseFile::version`]: nothing to do
+    /// and no lock taken when it is there; otherwise the missing migrations and the new
+    /// version in one `IMMEDIATE` transaction, the version read again under its lock.
+    ///
+    /// Errors: [`StoreError::TooNew`], [`StoreError::Corrupt`], [`StoreError::Migration`]
+    /// (a migration's SQL failed; nothing of it is kept).
+    pub fn migrate(&self, conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+        let latest = self.version();
+        let version = |c: &Connection| -> Result<i64, StoreError> {
+            let found: i64 = c
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(|e| classify(path, e))?;
+            if found > latest {
+                return Err(StoreError::TooNew {
+                    path: path.to_path_buf(),
+                    found,
+                    supported: latest,
+                });
+            }
+            Ok(found)
+        };
+        if version(conn)? == latest {
+            return Ok(());
+        }
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| classify(path, e))?;
+        let found = version(&tx)?;
+        for (i, sql) in self.migrations.iter().enumerate().skip(found as usize) {
+            tx.execute_batch(sql)
+                .map_err(|e| StoreError::Migration(format!("migration {}: {e}", i + 1)))?;
+        }
+        tx.pragma_update(None, "user_version", latest)?;
+        tx.commit().map_err(|e| classify(path, e))
+    }
+
+    /// The current schema as one SQL text ([`super::render_schema`] under `title`),
+    /// as SQLite holds it after every migration ran on an empty in-memory database.
+    ///
+    /// Errors: a migration that fails (a defect of this build).
+    pub fn current_schema(&self, title: &str) -> Result<String, StoreError> {
+        let mut conn = Connection::open_in_memory()?;
+        self.migrate(&mut conn, Path::new(":memory:"))?;
+        Ok(super::render_schema(&conn, title)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO: DatabaseFile = DatabaseFile {
+        migrations: &[
+            "CREATE TABLE a (x INTEGER) STRICT;",
+            "CREATE TABLE b (y INTEGER) STRICT;",
+        ],
+        pool_size: 2,
+    };
+
+    #[test]
+    fn a_file_is_migrated_once_and_reopened_without_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/t.db");
+        let pool = TWO.open(&path, Journal::Wal).unwrap();
+        let conn = pool.get().unwrap();
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 2);
+        drop(conn);
+        drop(pool);
+        TWO.open(&path, Journal::Wal).unwrap();
+    }
+
+    #[test]
+    fn concurrent_creators_apply_each_migration_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let openers: Vec<_> = (0..8)
+            .map(|_| {
+                let path = path.clone();
+                std::thread::spawn(move || TWO.open(&path, Journal::Wal).map(|_| ()))
+            })
+            .collect();
+        for t in openers {
+            t.join().unwrap().unwrap();
+        }
+    }
+
+    #[test]
+    fn a_newer_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("PRAGMA user_version = 3")
+            .unwrap();
+        match TWO.open(&path, Journal::Wal) {
+            Err(StoreError::TooNew {
+                found: 3,
+                supported: 2,
+                ..
+            }) => {}
+            other => panic!("expected TooNew, got {:?}", other.map(|_| ())),
+        }
+    }
+
+    #[test]
+    fn a_failing_migration_keeps_nothing() {
+        const BAD: DatabaseFile = DatabaseFile {
+            migrations: &["CREATE TABLE a (x INTEGER);", "CREATE TABLE a (y INTEGER);"],
+            pool_size: 1,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        assert!(matches!(
+            BAD.open(&path, Journal::Wal),
+            Err(StoreError::Migration(_))
+        ));
+        let conn = Connection::open(&path).unwrap();
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(tables, 0);
+    }
+}
