@@ -423,11 +423,9 @@ impl<'c> IndexTx<'c> {
         Ok(Some((status, dsts)))
     }
 
-    /// Deletes a file's symbols, references and edges (edges of other files into its
-    /// symbols go too, by cascade) but keeps its `files` row and its `file` node, whose
-    /// id stays (the imports of other files keep pointing at it). Returns the file
-    /// node's id, if it has one.
-    pub fn clear_file_symbols(&self, file_id: i64) -> Result<Option<i64>, StoreError> {
+    /// Deletes the edges and references written in a file, and what a SCIP index said of
+    /// it.
+    fn delete_edges_and_refs(&self, file_id: i64) -> Result<(), StoreError> {
         self.forget_scip_file(file_id)?;
         self.tx
             .prepare_cached("DELETE FROM edges WHERE file_id = ?1")?
@@ -435,6 +433,15 @@ impl<'c> IndexTx<'c> {
         self.tx
             .prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
             .execute([file_id])?;
+        Ok(())
+    }
+
+    /// Deletes a file's symbols, references and edges (edges of other files into its
+    /// symbols go too, by cascade) but keeps its `files` row and its `file` node, whose
+    /// id stays (the imports of other files keep pointing at it). Returns the file
+    /// node's id, if it has one.
+    pub fn clear_file_symbols(&self, file_id: i64) -> Result<Option<i64>, StoreError> {
+        self.delete_edges_and_refs(file_id)?;
         self.tx
             .prepare_cached("DELETE FROM nodes WHERE file_id = ?1 AND kind <> 'file'")?
             .execute([file_id])?;
@@ -472,13 +479,7 @@ impl<'c> IndexTx<'c> {
     /// Deletes a file's nodes, references and edges (edges of other files into it go
     /// too, by cascade); keeps its `files` row.
     pub fn delete_file_contents(&self, file_id: i64) -> Result<(), StoreError> {
-        self.forget_scip_file(file_id)?;
-        self.tx
-            .prepare_cached("DELETE FROM edges WHERE file_id = ?1")?
-            .execute([file_id])?;
-        self.tx
-            .prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
-            .execute([file_id])?;
+        self.delete_edges_and_refs(file_id)?;
         self.tx
             .prepare_cached("DELETE FROM nodes WHERE file_id = ?1")?
             .execute([file_id])?;

@@ -244,14 +244,16 @@ impl Resolver {
         name: &str,
         depth: usize,
     ) -> Result<Option<Item>, IndexError> {
-        let key = (class.id, Box::<str>::from(name));
-        if let Some(known) = self.native.members.get(&key) {
-            return Ok(known.clone());
-        }
-        if depth > 16 {
-            return Ok(None);
-        }
-        self.native.members.insert(key.clone(), None);
+        self.memo_member(tx, class, name, depth, 16, Resolver::c_member_uncached)
+    }
+
+    fn c_member_uncached(
+        &mut self,
+        tx: &IndexTx<'_>,
+        class: &Definition,
+        name: &str,
+        depth: usize,
+    ) -> Result<Option<Item>, IndexError> {
         let qualified = format!("{}::{name}", class.qualified_name);
         let defs = self.symbols.named(tx, name)?;
         let own: Vec<Definition> = defs
@@ -265,29 +267,8 @@ impl Resolver {
             .collect();
         let mut result = one(own);
         if result.is_none() {
-            let mut open = false;
-            for base in self.symbols.bases_of(tx, class.id)?.iter() {
-                match base.node {
-                    Some(id) => {
-                        if let Some(b) = self.symbols.def(tx, id)? {
-                            match self.c_member(tx, &b, name, depth + 1)? {
-                                Some(Item::External) => open = true,
-                                Some(item) => {
-                                    result = Some(item);
-                                    break;
-                                }
-                                None => {}
-                            }
-                        }
-                    }
-                    None => open = true,
-                }
-            }
-            if result.is_none() && open {
-                result = Some(Item::External);
-            }
+            result = self.member_in_bases(tx, class.id, name, depth, Resolver::c_member)?;
         }
-        self.native.members.insert(key, result.clone());
         Ok(result)
     }
 }

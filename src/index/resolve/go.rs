@@ -291,14 +291,16 @@ impl Resolver {
         name: &str,
         depth: usize,
     ) -> Result<Option<Item>, IndexError> {
-        let key = (ty.id, Box::<str>::from(name));
-        if let Some(known) = self.native.members.get(&key) {
-            return Ok(known.clone());
-        }
-        if depth > 8 {
-            return Ok(None);
-        }
-        self.native.members.insert(key.clone(), None);
+        self.memo_member(tx, ty, name, depth, 8, Resolver::go_member_uncached)
+    }
+
+    fn go_member_uncached(
+        &mut self,
+        tx: &IndexTx<'_>,
+        ty: &Definition,
+        name: &str,
+        depth: usize,
+    ) -> Result<Option<Item>, IndexError> {
         let defs = self.symbols.named(tx, name)?;
         let qualified = format!("{}::{name}", ty.name);
         let found: Vec<Definition> = defs
@@ -332,7 +334,6 @@ impl Resolver {
                 result = Some(Item::External);
             }
         }
-        self.native.members.insert(key, result.clone());
         Ok(result)
     }
 }

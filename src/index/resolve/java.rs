@@ -388,14 +388,23 @@ impl Resolver {
         name: &str,
         depth: usize,
     ) -> Result<Option<Item>, IndexError> {
-        let key = (class.id, Box::<str>::from(name));
-        if let Some(known) = self.native.members.get(&key) {
-            return Ok(known.clone());
-        }
-        if depth > 16 {
-            return Ok(None);
-        }
-        self.native.members.insert(key.clone(), None);
+        self.memo_member(
+            tx,
+            class,
+            name,
+            depth,
+            16,
+            Resolver::java_member_lookup_uncached,
+        )
+    }
+
+    fn java_member_lookup_uncached(
+        &mut self,
+        tx: &IndexTx<'_>,
+        class: &Definition,
+        name: &str,
+        depth: usize,
+    ) -> Result<Option<Item>, IndexError> {
         let defs = self.symbols.named(tx, name)?;
         let own: Vec<Definition> = defs
             .iter()
@@ -404,29 +413,9 @@ impl Resolver {
             .collect();
         let mut result = one(own);
         if result.is_none() {
-            let mut open = false;
-            for base in self.symbols.bases_of(tx, class.id)?.iter() {
-                match base.node {
-                    Some(id) => {
-                        if let Some(b) = self.symbols.def(tx, id)? {
-                            match self.java_member_lookup(tx, &b, name, depth + 1)? {
-                                Some(Item::External) => open = true,
-                                Some(item) => {
-                                    result = Some(item);
-                                    break;
-                                }
-                                None => {}
-                            }
-                        }
-                    }
-                    None => open = true,
-                }
-            }
-            if result.is_none() && open {
-                result = Some(Item::External);
-            }
+            result =
+                self.member_in_bases(tx, class.id, name, depth, Resolver::java_member_lookup)?;
         }
-        self.native.members.insert(key, result.clone());
         Ok(result)
     }
 }

@@ -114,4 +114,62 @@ impl Resolver {
         };
         Ok(Some(MethodIn { method, body_type }))
     }
+
+    /// Member `name` of one of `class`'s bases, each searched with `lookup` at
+    /// `depth + 1`, in declaration order: the first one found; `External` when none is
+    /// found and a base is outside the workspace (or has such a base itself); `None`
+    /// otherwise.
+    pub(super) fn member_in_bases(
+        &mut self,
+        tx: &IndexTx<'_>,
+        class: i64,
+        name: &str,
+        depth: usize,
+        lookup: MemberLookup,
+    ) -> Result<Option<Item>, IndexError> {
+        let mut open = false;
+        for base in self.symbols.bases_of(tx, class)?.iter() {
+            let Some(id) = base.node else {
+                open = true;
+                continue;
+            };
+            if let Some(b) = self.symbols.def(tx, id)? {
+                match lookup(self, tx, &b, name, depth + 1)? {
+                    Some(Item::External) => open = true,
+                    Some(item) => return Ok(Some(item)),
+                    None => {}
+                }
+            }
+        }
+        Ok(open.then_some(Item::External))
+    }
+
+    /// `uncached(tx, ty, name, depth)` remembered per (type, member name) for the run:
+    /// `None` beyond `max_depth` (not remembered), and `None` while the lookup itself
+    /// runs, so a cycle of bases ends.
+    pub(super) fn memo_member(
+        &mut self,
+        tx: &IndexTx<'_>,
+        ty: &Definition,
+        name: &str,
+        depth: usize,
+        max_depth: usize,
+        uncached: MemberLookup,
+    ) -> Result<Option<Item>, IndexError> {
+        let key = (ty.id, Box::<str>::from(name));
+        if let Some(known) = self.native.members.get(&key) {
+            return Ok(known.clone());
+        }
+        if depth > max_depth {
+            return Ok(None);
+        }
+        self.native.members.insert(key.clone(), None);
+        let found = uncached(self, tx, ty, name, depth)?;
+        self.native.members.insert(key, found.clone());
+        Ok(found)
+    }
 }
+
+/// A language's member lookup (type, member name, depth) for [`Resolver::member_in_bases`].
+pub(super) type MemberLookup =
+    fn(&mut Resolver, &IndexTx<'_>, &Definition, &str, usize) -> Result<Option<Item>, IndexError>;

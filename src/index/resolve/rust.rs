@@ -529,14 +529,7 @@ impl Resolver {
         ty: &Definition,
         name: &str,
     ) -> Result<Option<Item>, IndexError> {
-        let key = (ty.id, Box::<str>::from(name));
-        if let Some(known) = self.native.members.get(&key) {
-            return Ok(known.clone());
-        }
-        self.native.members.insert(key.clone(), None);
-        let found = self.rs_member_uncached(tx, ty, name, 0)?;
-        self.native.members.insert(key, found.clone());
-        Ok(found)
+        self.memo_member(tx, ty, name, 0, 0, Resolver::rs_member_uncached)
     }
 
     fn rs_member_uncached(
