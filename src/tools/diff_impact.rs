@@ -8,7 +8,8 @@
 //!    a symbol whose lines lie inside one added range is `added`; one that has a changed
 //!    line (or a deletion point) not inside one of its own members is `modified` (so a
 //!    changed method does not mark its whole class).
-//! 3. Old side: the old file (`git show REV:./PATH`) is parsed with the indexer's own
+//! 3. Old side: the old file (`REV:./PATH`, every file through one `git cat-file
+//!    --batch`) is parsed with the indexer's own
 //!    extractor and its symbols that meet a removed range are compared with the
 //!    current symbols of the file by qualified name; those that no longer exist are
 //!    `removed`. Parsing rather than comparing names in the diff text gives the same
@@ -263,49 +264,43 @@ fn new_side(
     }
 }
 
-/// The symbols of the old version of `f` (at `rev`) that meet its removed lines and no
-/// longer exist in the file.
+/// The symbols of the old version of `f` (its text `old`) that meet its removed lines
+/// and no longer exist in the file.
 fn removed_symbols(
-    root: &Path,
-    rev: &str,
     g: &SymbolGraph,
     f: &FileDiff,
+    old: &[u8],
     now: &[NodeIndex],
-) -> Result<Vec<ChangedSymbol>, ToolError> {
-    let Some(old) = f.old_path.as_deref() else {
-        return Ok(Vec::new());
+) -> Vec<ChangedSymbol> {
+    let Some(path) = f.old_path.as_deref() else {
+        return Vec::new();
     };
-    if f.old_ranges.is_empty() || Language::from_path(old).is_none() {
-        return Ok(Vec::new());
-    }
-    let source =
-        git::run(root, &["show", &format!("{rev}:./{old}")]).map_err(|e| git_error(root, e))?;
-    let Some(language) = Language::detect(old, source.as_bytes()) else {
-        return Ok(Vec::new());
+    let Some(language) = Language::detect(path, old) else {
+        return Vec::new();
     };
-    let Ok(facts) = lang::extract(language, source.as_bytes()) else {
-        return Ok(Vec::new());
+    let Ok(facts) = lang::extract(language, old) else {
+        return Vec::new();
     };
     let present: HashSet<&str> = now
         .iter()
         .map(|&ix| g.node(ix).qualified_name.as_str())
         .collect();
     let mut seen: HashSet<String> = HashSet::new();
-    Ok(facts
+    facts
         .symbols
         .iter()
         .filter(|s| overlaps(&f.old_ranges, s.start_line, s.end_line))
         .filter(|s| !present.contains(s.qualified_name.as_str()))
         .filter(|s| seen.insert(s.qualified_name.clone()))
         .map(|s| ChangedSymbol {
-            node_id: format!("{}:{old}::{}", key_prefix(s.kind.name()), s.qualified_name),
+            node_id: format!("{}:{path}::{}", key_prefix(s.kind.name()), s.qualified_name),
             kind: s.kind.name().to_string(),
-            file: old.to_string(),
+            file: path.to_string(),
             start_line: s.start_line,
             end_line: s.end_line,
             change: "removed".into(),
         })
-        .collect())
+        .collect()
 }
 
 /// `diff_impact`: the changed files and symbols of a git diff, their impact (as
@@ -328,8 +323,35 @@ pub fn diff_impact(
     let files = read_diff(root, &base, staged)?;
     let g = &**whole;
     let by_path = by_path(g);
+    // The old versions of the code files that lost lines, read in one git process.
+    let with_old: Vec<&FileDiff> = files
+        .iter()
+        .filter(|f| {
+            !f.old_ranges.is_empty()
+                && f.old_path
+                    .as_deref()
+                    .and_then(Language::from_path)
+                    .is_some()
+        })
+        .collect();
+    let specs: Vec<String> = with_old
+        .iter()
+        .map(|f| format!("{base}:./{}", f.old_path.as_deref().unwrap_or_default()))
+        .collect();
+    let olds = git::show_many(root, &specs).map_err(|e| git_error(root, e))?;
     let mut changed: Vec<(NodeIndex, ChangedSymbol)> = Vec::new();
     let mut removed: Vec<ChangedSymbol> = Vec::new();
+    for (f, old) in with_old.iter().zip(&olds) {
+        let now: &[NodeIndex] = f
+            .new_path
+            .as_deref()
+            .and_then(|p| by_path.get(p))
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        if let Some(old) = old {
+            removed.extend(removed_symbols(g, f, old, now));
+        }
+    }
     for f in &files {
         let now: &[NodeIndex] = f
             .new_path
@@ -340,7 +362,6 @@ pub fn diff_impact(
         if f.new_path.is_some() {
             new_side(g, f, now, &mut changed);
         }
-        removed.extend(removed_symbols(root, &base, g, f, now)?);
     }
     let seeds: Vec<NodeIndex> = changed.iter().map(|(ix, _)| *ix).collect();
     let found = impact(g, Some(root), &seeds, depth, min);
