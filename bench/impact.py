@@ -12,7 +12,18 @@
     does not, so those containers show up as "only the check".) Removed symbols cannot be seen in the new index; they are counted
     apart.
 
+(b) tests-to-run recall against coverage.py's dynamic contexts (`--coverage`): a
+    PyPI project that ships tests (default more-itertools) is downloaded as an sdist,
+    its tests run once under pytest-cov with `--cov-context=test` in a temporary
+    virtualenv (`pip install pytest pytest-cov coverage`); for a sample of functions
+    (seeded) that some test executed, the tests that executed a line of the function's
+    body are the truth, and `get_impact` (over MCP, default depth 3, and depth 6) lists
+    its tests. Prints recall (share of the executing tests listed, over all pairs, and
+    the mean per function) and precision (share of the listed tests that executed it).
+
 Usage: python3 bench/impact.py [--package rich] [--old 13.6.0] [--new 13.7.0] [--runs 5]
+       python3 bench/impact.py --coverage [--cov-package more-itertools] [--sample 200]
+                               [--project-dir DIR (reuse a tree whose .coverage exists)]
 """
 
 from __future__ import annotations
@@ -87,16 +98,126 @@ def touched_by_diff(repo: str, db: str) -> tuple[set[str], int]:
     return keys, len(ranges)
 
 
+def coverage_recall(a: argparse.Namespace, binary: str) -> None:
+    import random
+
+    tmp = tempfile.mkdtemp(prefix="impact-cov-")
+    try:
+        venv = os.path.join(tmp, "venv")
+        if a.project_dir:
+            proj = a.project_dir
+            py = a.python or sys.executable
+        else:
+            sh([sys.executable, "-m", "venv", venv])
+            py = os.path.join(venv, "bin", "python")
+            cmd = [py, "-m", "pip", "install", "-q", "pytest", "pytest-cov", "coverage"]
+            print("$", " ".join(cmd))
+            sh(cmd)
+            dl = os.path.join(tmp, "dl")
+            cmd = ["pip", "download", "--no-binary", ":all:", "--no-deps", a.cov_package, "-d", dl]
+            print("$", " ".join(cmd))
+            sh(cmd)
+            proj = os.path.join(tmp, "proj")
+            os.makedirs(proj)
+            unpack(os.path.join(dl, os.listdir(dl)[0]), proj)
+        pkg = a.cov_package.replace("-", "_")
+        if not os.path.exists(os.path.join(proj, ".coverage")):
+            cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--cov={pkg}", "--cov-context=test", "tests"]
+            print("$", " ".join(cmd), f"(in {proj})")
+            subprocess.run(cmd, cwd=proj, capture_output=True)
+        script = (
+            "import json,sys\nfrom coverage import CoverageData\n"
+            "d=CoverageData(sys.argv[1]); d.read()\n"
+            "print(json.dumps({f: {str(k): v for k, v in d.contexts_by_lineno(f).items()} for f in d.measured_files()}))"
+        )
+        by_line = json.loads(sh([py, "-c", script, os.path.join(proj, ".coverage")]).stdout)
+        db = os.path.join(tmp, "index.db")
+        sh([binary, "-q", "index", proj, "--db", db])
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        rows = conn.execute(
+            "SELECT n.key, f.path, n.start_line, n.end_line FROM nodes n JOIN files f ON f.id = n.file_id "
+            "WHERE (n.kind = 'function' OR n.kind = 'method') AND f.path LIKE ? ORDER BY n.id",
+            (f"{pkg}/%.py",),
+        ).fetchall()
+        truth: dict[str, set[str]] = {}
+        for key, path, s, e in rows:
+            lines = by_line.get(os.path.join(os.path.realpath(proj), path)) or by_line.get(os.path.join(proj, path)) or {}
+            tests = set()
+            for ln in range(s + 1, e + 1):
+                for ctx in lines.get(str(ln), []):
+                    if ctx:
+                        tests.add(ctx.split("|")[0])
+            if tests:
+                truth[key] = tests
+        keys = sorted(truth)
+        random.Random(16).shuffle(keys)
+        keys = keys[: a.sample]
+        print(f"corpus: {a.cov_package} ({proj}); {len(rows)} functions in {pkg}/, {len(truth)} executed by a test; sample {len(keys)}")
+        for depth in (3, 6):
+            p = subprocess.Popen([binary, "serve", proj, "--db", db], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+            def req(i: int, method: str, params: dict) -> dict:
+                assert p.stdin and p.stdout
+                p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+                p.stdin.flush()
+                while True:
+                    msg = json.loads(p.stdout.readline())
+                    if msg.get("id") == i:
+                        return msg
+
+            req(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
+            assert p.stdin
+            p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+            p.stdin.flush()
+            hit = listed_n = truth_n = 0
+            per_fn = []
+            misses = []
+            t0 = time.perf_counter()
+            for i, key in enumerate(keys):
+                r = req(i + 1, "tools/call", {"name": "get_impact", "arguments": {"target": key, "depth": depth, "budget_tokens": 1_000_000}})
+                sc = r["result"].get("structuredContent") or {}
+                listed = {f"{t['file']}::{t['test']}" for t in sc.get("tests", []) if t.get("test")}
+                listed_files = {t["file"] for t in sc.get("tests", []) if not t.get("test")}
+                want = truth[key]
+                got = {t for t in want if t in listed or t.split("::")[0] in listed_files}
+                hit += len(got)
+                truth_n += len(want)
+                listed_n += len(listed) + len(listed_files)
+                per_fn.append(len(got) / len(want))
+                if len(got) < len(want):
+                    misses.append((len(want) - len(got), key))
+            elapsed = time.perf_counter() - t0
+            p.terminate()
+            prec_hits = hit  # each listed test that executed the function is counted once in hit
+            print(
+                f"get_impact depth {depth}: recall {hit / truth_n:.3f} ({hit}/{truth_n} test-function pairs), "
+                f"mean per function {statistics.mean(per_fn):.3f}, functions fully covered {sum(1 for x in per_fn if x == 1.0)}/{len(per_fn)}; "
+                f"precision {prec_hits / max(listed_n, 1):.3f} ({prec_hits}/{listed_n} listed); {elapsed / len(keys) * 1000:.1f} ms per call"
+            )
+            for n, key in sorted(misses, reverse=True)[:5]:
+                print(f"  most missed: {key} ({n} tests not listed)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--package", default="rich")
     ap.add_argument("--old", default="13.6.0")
     ap.add_argument("--new", default="13.7.0")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--coverage", action="store_true")
+    ap.add_argument("--cov-package", default="more-itertools")
+    ap.add_argument("--sample", type=int, default=200)
+    ap.add_argument("--project-dir")
+    ap.add_argument("--python", help="the interpreter with coverage installed (with --project-dir)")
     a = ap.parse_args()
     binary = constellation_bin()
     if not os.path.exists(binary):
         die(f"no binary at {binary}; cargo build --release first")
+    if a.coverage:
+        coverage_recall(a, binary)
+        return
     tmp = tempfile.mkdtemp(prefix="impact-bench-")
     try:
         repo = os.path.join(tmp, "repo")

@@ -113,6 +113,13 @@ fn impact_of_a_class_groups_by_file_with_chains_and_tests() {
         tests_of(&v),
         vec![(s("tests/test_keeper.py"), Some(s("test_feed")), 3, true)]
     );
+    // A constructor runs wherever its class is built: the class's dependents are its own.
+    let v = impact(&root, &db, &["func:zoo/animals.py::Animal::__init__"], 0);
+    assert_eq!(v["dependents_total"], 5);
+    assert_eq!(
+        v["files"][1]["dependents"][0]["node_id"],
+        "func:zoo/keeper.py::feed"
+    );
     // One level deeper reaches the class-based test too.
     let v = impact(&root, &db, &["Animal", "--depth", "4"], 0);
     assert_eq!(

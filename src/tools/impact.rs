@@ -200,8 +200,22 @@ pub fn members(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
     out
 }
 
+/// Whether a method is called by the language rather than by name: a Python special
+/// method (`__init__`, `__next__`, `__eq__`), a JS/TS `constructor`, or a Java/C++
+/// constructor (named like its class).
+fn implicitly_called(n: &crate::graph::symbol_graph::SymbolNode) -> bool {
+    n.kind == "method"
+        && ((n.name.len() > 4 && n.name.starts_with("__") && n.name.ends_with("__"))
+            || n.name == "constructor"
+            || n.qualified_name
+                .rsplit("::")
+                .nth(1)
+                .is_some_and(|class| class == n.name))
+}
+
 /// The nodes a target stands for: itself; a class-like node's members; a file's
-/// every node.
+/// every node; for a constructor or special method, its class too (without the
+/// class's other members).
 pub fn target_nodes(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
     let n = g.node(ix);
     let mut out = vec![ix];
@@ -211,6 +225,18 @@ pub fn target_nodes(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
         }
     } else if is_type_kind(&n.kind) {
         out.extend(members(g, ix));
+    } else if implicitly_called(n) {
+        // A constructor or special method runs wherever its class is built or used
+        // through syntax (`Foo()`, `for x in foo`, `a + b`): the class's own
+        // dependents (constructor calls, subclasses) are its callers.
+        out.extend(
+            g.graph
+                .edges_directed(ix, Direction::Incoming)
+                .filter(|e| {
+                    e.weight().kind == EdgeKind::Contains && is_type_kind(&g.node(e.source()).kind)
+                })
+                .map(|e| e.source()),
+        );
     }
     out.sort();
     out.dedup();
