@@ -19,6 +19,10 @@
 //!    tests to run (changed tests included, at depth 0). Removed symbols have no edges
 //!    left in the index; their former callers are unresolved references now.
 //!
+//! Line numbers of the new side are matched against the index, which is built from the
+//! working tree: with `staged` and unstaged edits in the same file on top, the staged
+//! hunks' lines may be off by the unstaged ones.
+//!
 //! Git runs only through [`super::git`]; outside a repository the answer is one line,
 //! `not a git repository: ROOT`.
 
