@@ -104,6 +104,39 @@ enum Command {
         #[command(flatten)]
         opts: SummarizeOpts,
     },
+    /// What depends on a symbol or a file (get_impact), or on the symbols a git change
+    /// touches (--diff: diff_impact), and the tests that reach them; indexes first if
+    /// needed. Exit 1 when a --fail-on condition holds.
+    Impact {
+        /// A node id, file path, qualified name or name naming one node (not with --diff).
+        #[arg(required_unless_present = "diff", conflicts_with = "diff")]
+        target: Option<String>,
+        /// Workspace root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+        /// Assess the working tree's change against BASE (default HEAD) instead of a target.
+        #[arg(long, value_name = "BASE", num_args = 0..=1, default_missing_value = "HEAD")]
+        diff: Option<String>,
+        /// With --diff: only the staged changes.
+        #[arg(long, requires = "diff")]
+        staged: bool,
+        /// Edges followed from the target (1-10).
+        #[arg(long, default_value_t = constellation::tools::impact::DEFAULT_DEPTH)]
+        depth: usize,
+        /// Edges at least this confident are trusted; the rest is listed as possible.
+        #[arg(long, default_value_t = constellation::graph::symbol_graph::DEFAULT_MIN_CONFIDENCE)]
+        min_confidence: f64,
+        /// With --diff: fail (exit 1) when more than N trusted dependents are found (a
+        /// number) or a changed file matches (a glob). Repeatable.
+        #[arg(long, value_name = "N|GLOB", num_args = 1.., requires = "diff")]
+        fail_on: Vec<String>,
+        /// Token budget of the answer (cl100k_base).
+        #[arg(long, default_value_t = 100_000)]
+        budget_tokens: usize,
+        /// Print the JSON answer instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve MCP over stdio.
     Serve {
         #[arg(default_value = ".")]
@@ -529,6 +562,62 @@ fn run(cli: Cli) -> Result<i32> {
                 constellation::tools::symbol_summary::summarize_graph(&snapshot, ws.root(), &args)
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
             println!("{}", rendered.text.trim_end());
+        }
+        Command::Impact {
+            target,
+            root,
+            diff,
+            staged,
+            depth,
+            min_confidence,
+            fail_on,
+            budget_tokens,
+            json,
+        } => {
+            use constellation::tools::{diff_impact, impact};
+            let ws = open_workspace(&root, &g)?;
+            let view = ProgressView::new(g.quiet || json);
+            ws.refresh(false, &|p| view.update(p))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            view.finish();
+            let snapshot = ws.symbol_graph().map_err(|e| anyhow::anyhow!("{e}"))?;
+            if let Some(base) = diff {
+                let args = diff_impact::DiffImpactArgs {
+                    base: Some(base),
+                    staged: Some(staged),
+                    depth: Some(depth),
+                    min_confidence: Some(min_confidence),
+                    fail_on: (!fail_on.is_empty()).then_some(fail_on),
+                    budget_tokens: Some(budget_tokens),
+                    workspace_root: None,
+                };
+                let a = diff_impact::diff_impact(&snapshot, ws.root(), &args)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&a)?);
+                } else {
+                    print!("{}", diff_impact::render_text(&a));
+                }
+                return Ok(if a.fail.as_ref().is_some_and(|f| f.failed) {
+                    1
+                } else {
+                    0
+                });
+            }
+            let args = impact::ImpactArgs {
+                target: target.unwrap_or_default(),
+                depth: Some(depth),
+                min_confidence: Some(min_confidence),
+                budget_tokens: Some(budget_tokens),
+                workspace_root: None,
+            };
+            let a = impact::get_impact(&snapshot, Some(ws.root()), &args)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&a)?);
+            } else {
+                print!("{}", impact::render_text(&a.lists));
+            }
         }
         Command::Serve {
             root,

@@ -30,11 +30,13 @@ fn initialize_list_and_call() {
         names,
         vec![
             "constellation_get_graph_summary",
+            "diff_impact",
             "expand",
             "file_info",
             "folder_info",
             "get_all_tasks",
             "get_community",
+            "get_impact",
             "get_node_details",
             "get_paths",
             "get_recent_works_info",

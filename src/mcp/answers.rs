@@ -18,7 +18,9 @@ use crate::docs::window::OpenWindowResponse;
 use crate::memory::tasks::TasksAnswer;
 use crate::memory::thinking::ThinkingResponse;
 use crate::memory::work::{RecentWorks, SaveWorkAnswer, WorkInfo};
+use crate::tools::diff_impact::DiffImpactAnswer;
 use crate::tools::file_graph_summary::SummaryResponse;
+use crate::tools::impact::ImpactAnswer;
 use crate::tools::query::QueryResponse;
 use crate::tools::symbol_summary::{Rendered, SummarizeResponse};
 use crate::tools::workspace_root::SetWorkspaceRootResponse;
@@ -75,6 +77,8 @@ json_answers! {
     SaveWorkAnswer,
     RecentWorks,
     WorkInfo,
+    ImpactAnswer,
+    DiffImpactAnswer,
 }
 
 /// The drill-down answers are built as JSON values (their fields depend on the

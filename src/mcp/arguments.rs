@@ -15,7 +15,9 @@ use crate::docs::inspect::InspectArgs;
 use crate::memory::tasks::{MarkDoneArgs, SessionArgs, UpdateTasksArgs};
 use crate::memory::thinking::{self, ThoughtArgs, ThoughtInput};
 use crate::memory::work::{GetWorkArgs, SaveWorkArgs};
+use crate::tools::diff_impact::DiffImpactArgs;
 use crate::tools::drill::{CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs};
+use crate::tools::impact::ImpactArgs;
 use crate::tools::query::QueryArgs;
 use crate::tools::symbol_summary::SummarizeArgs;
 use crate::tools::workspace_root::SetWorkspaceRootArgs;
@@ -88,6 +90,8 @@ serde_args! {
     CommunityArgs => |a| a.workspace_root.as_deref(),
     ExpandArgs => |a| a.workspace_root.as_deref(),
     TopNodesArgs => |a| a.workspace_root.as_deref(),
+    ImpactArgs => |a| a.workspace_root.as_deref(),
+    DiffImpactArgs => |a| a.workspace_root.as_deref(),
     FileInfoArgs => |a| a.workspace_root.as_deref(),
     ReportFileInfoArgs => |a| a.workspace_root.as_deref(),
     FolderInfoArgs => |a| a.workspace_root.as_deref(),

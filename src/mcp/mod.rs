@@ -36,10 +36,12 @@ use crate::graph::SymbolGraph;
 use crate::memory::tasks::{self, MarkDoneArgs, SessionArgs, UpdateTasksArgs};
 use crate::memory::thinking::{self, ThoughtInput};
 use crate::memory::work::{self, GetWorkArgs, SaveWorkArgs};
+use crate::tools::diff_impact::{self, DiffImpactArgs};
 use crate::tools::drill::{
     self, CommunityArgs, ExpandArgs, NodeDetailsArgs, PathsArgs, TopNodesArgs,
 };
 use crate::tools::file_graph_summary;
+use crate::tools::impact::{self, ImpactArgs};
 use crate::tools::query::{self, QueryArgs};
 use crate::tools::symbol_summary::{self, SummarizeArgs};
 use crate::tools::workspace::Workspace;
@@ -113,6 +115,22 @@ fn routes() -> ToolRouter<Server> {
             READ_ONLY,
             "The k most important nodes of the symbol graph by metric: pr (PageRank), degree (in + out) or betweenness (Brandes; exact below 5,000 nodes, sampled above, and the answer says which). Uses only edges at least min_confidence confident (default 0.97).",
             |c, a: TopNodesArgs| drill::list_top_nodes(&fresh_graph(&c.ws)?, &a),
+        ),
+        // ---- impact of a symbol, a file or a change ----
+        tool(
+            "get_impact",
+            READ_ONLY,
+            "Everything that depends on a symbol or a file, transitively to depth edges (default 3, at most 10): callers (calls), importers (imports), subclasses (inherits) and implementations (implements); a class stands for its methods and constructor (callers of a member count, labelled with the member), a file for every symbol it defines plus its importers. Grouped by file, each dependent with its depth and the chain of nodes (with files) that reaches it. Chains whose every edge is at least min_confidence confident (default 0.97) are `files`; those through a weaker rule's edge are listed apart as `possible`. `tests` lists the test functions (or test files) that reach the target, most direct first, by each language's convention (pytest/unittest, #[test], Jest/Vitest/Mocha files, Go Test*, JUnit). target: node id, numeric node id, file path, qualified name or a name naming one node. Cut to budget_tokens: truncated, left_out and hint say what is missing and how to get it.",
+            |c, a: ImpactArgs| impact::get_impact(&fresh_graph(&c.ws)?, Some(c.ws.root()), &a),
+        ),
+        tool(
+            "diff_impact",
+            READ_ONLY,
+            "The impact of a git change: runs git diff -U0 (working tree against HEAD by default and untracked files as added; staged: true for the staged changes; base: a revision to compare the working tree with), maps the changed lines to symbols of the index (brought up to date first): added (all its lines added), modified (a changed line outside its members), removed (in the old version, parsed with the indexer's extractor, and gone now); then everything that depends on the added and modified symbols as get_impact (files, possible, tests to run, depth default 3). fail_on: numbers fail when more than N trusted dependents are found, globs when a changed file matches; fail.failed says so. Outside a git repository the error is one line: not a git repository: ROOT. Cut to budget_tokens.",
+            |c, a: DiffImpactArgs| {
+                let g = fresh_graph(&c.ws)?;
+                diff_impact::diff_impact(&g, c.ws.root(), &a)
+            },
         ),
         // ---- checklists and work hand-offs, in the default workspace ----
         tool(

@@ -90,6 +90,11 @@ pub struct NodeDetailsArgs {
     pub budget_tokens: Option<usize>,
     /// Use only edges at least this confident (0-1, default 0.97).
     pub min_confidence: Option<f64>,
+    /// For a class, struct, interface, trait or enum: how many levels of bases,
+    /// subclasses and implementations to list (default 1, at most 10).
+    pub hierarchy_depth: Option<usize>,
+    /// Shorthand for hierarchy_depth 10 (the whole hierarchy).
+    pub transitive: Option<bool>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }
@@ -101,6 +106,12 @@ pub struct NodeDetailsArgs {
 /// possible callers and callees (name match only, listed with `include_possible`). A
 /// node without resolved callers but with possible ones says so in `note`: "no callers"
 /// is only said when no call site anywhere names it.
+///
+/// For a class-like node (class, struct, interface, trait, enum) `callers` are the
+/// callers of the class itself (its constructor: `member` "constructor") and of each
+/// of its members (`member` the member's name), and the answer adds the hierarchy
+/// ([`super::hierarchy::hierarchy`]: members, bases, subclasses, implementations,
+/// overrides).
 ///
 /// Errors: `not_found` / `invalid_argument` for the node, `invalid_argument` for
 /// `min_confidence`, `budget_too_small`, `database_error`.
@@ -146,7 +157,50 @@ pub fn get_node_details(
             })
             .collect()
     };
-    let (callers, callees) = (linked(Direction::Incoming), linked(Direction::Outgoing));
+    let (mut callers, callees) = (linked(Direction::Incoming), linked(Direction::Outgoing));
+    let is_type = super::impact::is_type_kind(&n.kind);
+    let hierarchy_depth = match (args.transitive, args.hierarchy_depth) {
+        (_, Some(d)) if d == 0 || d > super::hierarchy::MAX_HIERARCHY_DEPTH => {
+            return Err(ToolError::InvalidArgument(format!(
+                "hierarchy_depth {d} is outside 1-{}",
+                super::hierarchy::MAX_HIERARCHY_DEPTH
+            )))
+        }
+        (_, Some(d)) => d,
+        (Some(true), None) => super::hierarchy::MAX_HIERARCHY_DEPTH,
+        _ => 1,
+    };
+    if is_type {
+        for c in callers.iter_mut() {
+            c["member"] = json!("constructor");
+        }
+        for m in super::impact::members(g, ix) {
+            let name = g.node(m).name.clone();
+            let mut list: Vec<(NodeIndex, u32, &'static str, f32)> = g
+                .graph
+                .edges_directed(m, Direction::Incoming)
+                .filter(|e| e.weight().kind == EdgeKind::Calls)
+                .map(|e| {
+                    (
+                        e.source(),
+                        e.weight().line,
+                        e.weight().provenance,
+                        e.weight().confidence,
+                    )
+                })
+                .collect();
+            list.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+            for (o, line, provenance, confidence) in list {
+                let mut b = brief(g, o);
+                b["call_line"] = json!(line);
+                b["provenance"] = json!(provenance);
+                b["confidence"] = json!((f64::from(confidence) * 1000.0).round() / 1000.0);
+                b["member"] = json!(name);
+                b["member_id"] = json!(g.node(m).key);
+                callers.push(b);
+            }
+        }
+    }
     let weaker = |dir: Direction| {
         let all = whole
             .graph
@@ -203,11 +257,28 @@ pub fn get_node_details(
         }
         _ => (Vec::new(), Vec::new()),
     };
+    let hierarchy_max = if is_type {
+        let full = super::hierarchy::hierarchy(whole, ix, hierarchy_depth, min, usize::MAX);
+        [
+            "members",
+            "bases",
+            "subclasses",
+            "implementations",
+            "overrides",
+        ]
+        .iter()
+        .map(|k| full[k].as_array().map_or(0, Vec::len))
+        .max()
+        .unwrap_or(0)
+    } else {
+        0
+    };
     let max = callers
         .len()
         .max(callees.len())
         .max(possible_callers.len())
-        .max(possible_callees.len());
+        .max(possible_callees.len())
+        .max(hierarchy_max);
     fit(args.budget_tokens.unwrap_or(DEFAULT_BUDGET), max, |limit| {
         let mut v = json!({
             "node_id": n.key,
@@ -244,6 +315,14 @@ pub fn get_node_details(
         }
         if let Some(note) = &note {
             v["note"] = json!(note);
+        }
+        if is_type {
+            if let (Some(o), Value::Object(h)) = (
+                v.as_object_mut(),
+                super::hierarchy::hierarchy(whole, ix, hierarchy_depth, min, limit),
+            ) {
+                o.extend(h);
+            }
         }
         v
     })

@@ -3,14 +3,20 @@
 //! of MCP. The agent-memory tools (tasks, work hand-offs, sequential thinking) live in
 //! `memory`, beside their database.
 
+pub mod diff_impact;
 pub mod drill;
 pub mod error_code;
 pub mod export;
 pub mod file_graph_summary;
 pub mod git;
+pub mod hierarchy;
+pub mod impact;
 pub mod query;
 pub mod sandbox;
+pub mod symbol_arg;
 pub mod symbol_summary;
+pub mod test_files;
+pub mod unified_diff;
 pub mod workspace;
 pub mod workspace_root;
 

@@ -1,0 +1,669 @@
+//! `get_impact`: everything that depends on a symbol or a file, transitively to a
+//! depth, grouped by file, with the chain of nodes that reaches each dependent and the
+//! tests that reach the target. `diff_impact` runs the same walk from the symbols a
+//! change touches.
+//!
+//! A dependent is a node with an edge into the target (or into a dependent): a caller
+//! (`calls`), an importer (`imports`), a subclass (`inherits`) or an implementation
+//! (`implements`). A class stands for its members: the callers of its methods and
+//! constructor depend on it. A file stands for every symbol it defines, plus its
+//! importers. Containment is never followed upwards (the class of a caller is not a
+//! dependent).
+//!
+//! Trust: the walk runs twice, once along edges at least `min_confidence` confident
+//! (default 0.97) and once along every edge; what only the second reaches is listed
+//! apart as `possible` (some edge of its chain is a weaker rule's guess). Reads only
+//! the snapshot, plus the source lines above Rust and Java functions to tell tests by
+//! their attributes.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::path::Path;
+use std::sync::Arc;
+
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::symbol_arg::symbol_arg;
+use super::symbol_summary::count_tokens;
+use super::test_files::{attributes_above, is_test_file, is_test_function};
+use super::{min_confidence, ToolError};
+use crate::graph::symbol_graph::EdgeKind;
+use crate::graph::SymbolGraph;
+use crate::lang::Language;
+
+/// Default `depth` of the impact walk (edges from the target).
+pub const DEFAULT_DEPTH: usize = 3;
+/// Largest `depth` accepted.
+pub const MAX_DEPTH: usize = 10;
+/// Default `budget_tokens` of the impact answers.
+pub const DEFAULT_BUDGET: usize = 4000;
+
+/// Arguments of `get_impact`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImpactArgs {
+    /// What to assess: a node id (`func:PATH::name`, `class:PATH::Name`), a numeric node
+    /// id, a file path (`src/a.py`), a qualified name (`Shape::area`) or a name naming
+    /// one node.
+    pub target: String,
+    /// How many edges away dependents are followed (default 3, at most 10).
+    pub depth: Option<usize>,
+    /// Edges at least this confident (0-1, default 0.97) make `dependents`; what is
+    /// reached only through weaker edges is listed in `possible`.
+    pub min_confidence: Option<f64>,
+    /// Token budget of the answer (cl100k_base, default 4000).
+    pub budget_tokens: Option<usize>,
+    #[serde(rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+}
+
+/// One node of a chain.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Step {
+    pub node_id: String,
+    pub file: String,
+    pub line: i64,
+}
+
+/// A node that depends on the target.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Dependent {
+    pub node_id: String,
+    pub label: String,
+    pub kind: String,
+    pub line: i64,
+    /// Edges between it and the target (1: direct).
+    pub depth: usize,
+    /// The edge kind of its first hop: `calls`, `imports`, `inherits`, `implements`.
+    pub via: String,
+    /// The member of a class it reaches when that is how it depends (`speak` for a
+    /// caller of `Duck.speak` while assessing `Duck`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    /// The smallest edge confidence along its chain.
+    pub confidence: f64,
+    /// The chain from this node to the target, both ends included.
+    pub path: Vec<Step>,
+}
+
+/// The dependents defined in one file, nearest first.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileGroup {
+    pub file: String,
+    pub dependents: Vec<Dependent>,
+}
+
+/// A test that reaches the target.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TestHit {
+    pub file: String,
+    /// The test function (qualified name); absent when only the test file is known to
+    /// reach the target (an import, or an anonymous Jest/Mocha callback).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    pub node_id: String,
+    pub depth: usize,
+    /// False when its chain has an edge below `min_confidence`.
+    pub trusted: bool,
+}
+
+/// The lists of an impact answer, as cut to the budget.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ImpactLists {
+    /// Dependents reached along trusted edges only, grouped by file (files in order of
+    /// their nearest dependent).
+    pub files: Vec<FileGroup>,
+    /// Dependents reached only through an edge below `min_confidence`: possible, not
+    /// certain.
+    pub possible: Vec<FileGroup>,
+    /// The tests that reach the target, most direct first.
+    pub tests: Vec<TestHit>,
+    pub dependents_total: usize,
+    pub possible_total: usize,
+    pub tests_total: usize,
+    /// True when the lists were cut to fit `budget_tokens`.
+    pub truncated: bool,
+    /// How many dependents, possible dependents and tests the cut left out.
+    pub left_out: usize,
+    /// How to get the rest, when truncated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// The answer of `get_impact`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ImpactAnswer {
+    pub target: String,
+    pub target_kind: String,
+    pub depth: usize,
+    pub min_confidence: f64,
+    #[serde(flatten)]
+    pub lists: ImpactLists,
+    /// Tokens of this answer (cl100k_base).
+    pub tokens: usize,
+}
+
+/// The result of the two walks, before cutting.
+#[derive(Debug, Default)]
+pub struct Impact {
+    pub trusted: Vec<Dependent>,
+    pub possible: Vec<Dependent>,
+    pub tests: Vec<TestHit>,
+}
+
+/// Whether a node of this kind is a class-like container whose members stand for it.
+pub fn is_type_kind(kind: &str) -> bool {
+    matches!(kind, "class" | "struct" | "interface" | "trait" | "enum")
+}
+
+/// Nodes per file path, built once per snapshot.
+pub fn by_path(g: &SymbolGraph) -> Arc<HashMap<String, Vec<NodeIndex>>> {
+    g.memo("impact:by_path", || {
+        let mut m: HashMap<String, Vec<NodeIndex>> = HashMap::new();
+        for ix in g.graph.node_indices() {
+            m.entry(g.node(ix).path.clone()).or_default().push(ix);
+        }
+        m
+    })
+}
+
+/// The members of a class-like node: what it contains, plus the methods of its file
+/// named `Q::name` for its qualified name `Q` (Rust `impl` blocks, Go receivers and C++
+/// out-of-line definitions are not inside the type's span).
+pub fn members(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
+    let n = g.node(ix);
+    let mut out: Vec<NodeIndex> = g
+        .graph
+        .edges_directed(ix, Direction::Outgoing)
+        .filter(|e| e.weight().kind == EdgeKind::Contains)
+        .map(|e| e.target())
+        .collect();
+    let prefix = format!("{}::", n.qualified_name);
+    if let Some(same_file) = by_path(g).get(&n.path) {
+        for &m in same_file {
+            let mn = g.node(m);
+            if matches!(mn.kind.as_str(), "method" | "function")
+                && mn
+                    .qualified_name
+                    .strip_prefix(&prefix)
+                    .is_some_and(|rest| !rest.contains("::"))
+            {
+                out.push(m);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether a method is called by the language rather than by name: a Python special
+/// method (`__init__`, `__next__`, `__eq__`), a JS/TS `constructor`, or a Java/C++
+/// constructor (named like its class).
+fn implicitly_called(n: &crate::graph::symbol_graph::SymbolNode) -> bool {
+    n.kind == "method"
+        && ((n.name.len() > 4 && n.name.starts_with("__") && n.name.ends_with("__"))
+            || n.name == "constructor"
+            || n.qualified_name
+                .rsplit("::")
+                .nth(1)
+                .is_some_and(|class| class == n.name))
+}
+
+/// The nodes a target stands for: itself; a class-like node's members; a file's
+/// every node; for a constructor or special method, its class too (without the
+/// class's other members).
+pub fn target_nodes(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
+    let n = g.node(ix);
+    let mut out = vec![ix];
+    if n.kind == "file" {
+        if let Some(all) = by_path(g).get(&n.path) {
+            out.extend(all.iter().copied());
+        }
+    } else if is_type_kind(&n.kind) {
+        out.extend(members(g, ix));
+    } else if implicitly_called(n) {
+        // A constructor or special method runs wherever its class is built or used
+        // through syntax (`Foo()`, `for x in foo`, `a + b`): the class's own
+        // dependents (constructor calls, subclasses) are its callers.
+        out.extend(
+            g.graph
+                .edges_directed(ix, Direction::Incoming)
+                .filter(|e| {
+                    e.weight().kind == EdgeKind::Contains && is_type_kind(&g.node(e.source()).kind)
+                })
+                .map(|e| e.source()),
+        );
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// How a node was reached by one walk.
+#[derive(Clone, Copy)]
+struct Reach {
+    depth: usize,
+    /// The node it points to on the way to the target, the edge kind, and the member
+    /// of that node's class it reached (when it reached a member).
+    next: Option<(NodeIndex, EdgeKind, Option<NodeIndex>)>,
+    confidence: f32,
+}
+
+/// Breadth-first walk against the edges (calls, imports, inherits, implements) from
+/// `seeds`, along edges at least `min` confident, to `depth` hops. A class-like node
+/// reached stands for its members too. Cost: O(reached nodes + their in-edges).
+fn walk(g: &SymbolGraph, seeds: &[NodeIndex], depth: usize, min: f32) -> HashMap<NodeIndex, Reach> {
+    let mut reached: HashMap<NodeIndex, Reach> = HashMap::new();
+    let mut queue: VecDeque<NodeIndex> = VecDeque::new();
+    for &s in seeds {
+        reached.insert(
+            s,
+            Reach {
+                depth: 0,
+                next: None,
+                confidence: 1.0,
+            },
+        );
+        queue.push_back(s);
+    }
+    while let Some(u) = queue.pop_front() {
+        let r = reached[&u];
+        if r.depth >= depth {
+            continue;
+        }
+        let mut sinks = vec![(u, None)];
+        if r.depth > 0 && is_type_kind(&g.node(u).kind) {
+            sinks.extend(members(g, u).into_iter().map(|m| (m, Some(m))));
+        }
+        for (sink, member) in sinks {
+            let mut edges: Vec<_> = g
+                .graph
+                .edges_directed(sink, Direction::Incoming)
+                .filter(|e| e.weight().kind != EdgeKind::Contains && e.weight().confidence >= min)
+                .map(|e| (e.source(), e.weight().kind, e.weight().confidence))
+                .collect();
+            edges.sort_by_key(|e| e.0);
+            for (src, kind, conf) in edges {
+                if reached.contains_key(&src) {
+                    continue;
+                }
+                reached.insert(
+                    src,
+                    Reach {
+                        depth: r.depth + 1,
+                        next: Some((u, kind, member)),
+                        confidence: r.confidence.min(conf),
+                    },
+                );
+                queue.push_back(src);
+            }
+        }
+    }
+    reached
+}
+
+/// The dependent `ix` as reached.
+fn dependent(g: &SymbolGraph, reached: &HashMap<NodeIndex, Reach>, ix: NodeIndex) -> Dependent {
+    let n = g.node(ix);
+    let r = reached[&ix];
+    let mut path = vec![];
+    let mut at = Some(ix);
+    let (mut via, mut member) = (String::new(), None);
+    while let Some(x) = at {
+        let xn = g.node(x);
+        path.push(Step {
+            node_id: xn.key.clone(),
+            file: xn.path.clone(),
+            line: xn.start_line,
+        });
+        let next = reached.get(&x).and_then(|r| r.next);
+        if x == ix {
+            if let Some((_, kind, m)) = next {
+                via = kind.name().to_string();
+                member = m.map(|m| g.node(m).name.clone());
+            }
+        }
+        at = next.map(|(to, _, _)| to);
+    }
+    Dependent {
+        node_id: n.key.clone(),
+        label: n.label(),
+        kind: n.kind.clone(),
+        line: n.start_line,
+        depth: r.depth,
+        via,
+        member,
+        confidence: (f64::from(r.confidence) * 1000.0).round() / 1000.0,
+        path,
+    }
+}
+
+/// Reads the attribute lines above Rust and Java functions, one file read per file.
+struct Attributes<'a> {
+    root: Option<&'a Path>,
+    files: HashMap<String, Option<String>>,
+}
+
+impl Attributes<'_> {
+    fn above(&mut self, path: &str, line: i64) -> String {
+        let Some(root) = self.root else {
+            return String::new();
+        };
+        if !matches!(
+            Language::from_path(path),
+            Some(Language::Rust | Language::Java)
+        ) {
+            return String::new();
+        }
+        let source = self
+            .files
+            .entry(path.to_string())
+            .or_insert_with(|| std::fs::read_to_string(root.join(path)).ok());
+        source
+            .as_deref()
+            .map(|s| attributes_above(s, line.max(1) as usize))
+            .unwrap_or_default()
+    }
+}
+
+/// Whether node `ix` is a test function.
+fn is_test_node(g: &SymbolGraph, ix: NodeIndex, attrs: &mut Attributes) -> bool {
+    let n = g.node(ix);
+    matches!(n.kind.as_str(), "function" | "method")
+        && is_test_function(
+            &n.path,
+            &n.name,
+            &n.qualified_name,
+            &attrs.above(&n.path, n.start_line),
+        )
+}
+
+/// The impact of `seeds` (each standing for what [`target_nodes`] says): the walks
+/// along trusted edges and along every edge, and the tests among what they reach (plus
+/// seeds that are tests themselves, at depth 0). `root` is read for test attributes
+/// (Rust, Java); `None` reads nothing. Cost: two walks, O(reached + in-edges).
+pub fn impact(
+    g: &SymbolGraph,
+    root: Option<&Path>,
+    seeds: &[NodeIndex],
+    depth: usize,
+    min: f64,
+) -> Impact {
+    let mut start: Vec<NodeIndex> = seeds.iter().flat_map(|&s| target_nodes(g, s)).collect();
+    start.sort();
+    start.dedup();
+    let strong = walk(g, &start, depth, min as f32);
+    let all = walk(g, &start, depth, f32::MIN);
+    let order = |v: &mut Vec<Dependent>| {
+        v.sort_by(|a, b| {
+            a.depth
+                .cmp(&b.depth)
+                .then(a.path[0].file.cmp(&b.path[0].file))
+                .then(a.line.cmp(&b.line))
+                .then(a.node_id.cmp(&b.node_id))
+        })
+    };
+    let mut trusted: Vec<Dependent> = strong
+        .iter()
+        .filter(|(_, r)| r.depth > 0)
+        .map(|(&ix, _)| dependent(g, &strong, ix))
+        .collect();
+    let mut possible: Vec<Dependent> = all
+        .iter()
+        .filter(|(ix, r)| r.depth > 0 && !strong.contains_key(ix))
+        .map(|(&ix, _)| dependent(g, &all, ix))
+        .collect();
+    order(&mut trusted);
+    order(&mut possible);
+
+    let mut attrs = Attributes {
+        root,
+        files: HashMap::new(),
+    };
+    let mut tests: Vec<TestHit> = Vec::new();
+    let mut files_with_test_fn: HashSet<String> = HashSet::new();
+    let mut file_hits: BTreeMap<String, TestHit> = BTreeMap::new();
+    let candidates = start
+        .iter()
+        .map(|&ix| (ix, 0usize, true))
+        .chain(
+            trusted
+                .iter()
+                .map(|d| (g.by_key(&d.node_id).unwrap_or_default(), d.depth, true)),
+        )
+        .chain(
+            possible
+                .iter()
+                .map(|d| (g.by_key(&d.node_id).unwrap_or_default(), d.depth, false)),
+        );
+    let mut seen: HashSet<NodeIndex> = HashSet::new();
+    for (ix, d, ok) in candidates {
+        if !seen.insert(ix) {
+            continue;
+        }
+        let n = g.node(ix);
+        if is_test_node(g, ix, &mut attrs) {
+            files_with_test_fn.insert(n.path.clone());
+            tests.push(TestHit {
+                file: n.path.clone(),
+                test: Some(n.qualified_name.clone()),
+                node_id: n.key.clone(),
+                depth: d,
+                trusted: ok,
+            });
+        } else if is_test_file(&n.path) {
+            let hit = TestHit {
+                file: n.path.clone(),
+                test: None,
+                node_id: n.key.clone(),
+                depth: d,
+                trusted: ok,
+            };
+            let e = file_hits
+                .entry(n.path.clone())
+                .or_insert_with(|| hit.clone());
+            if (!e.trusted && ok) || (e.trusted == ok && d < e.depth) {
+                *e = hit;
+            }
+        }
+    }
+    tests.extend(
+        file_hits
+            .into_values()
+            .filter(|h| !files_with_test_fn.contains(&h.file)),
+    );
+    tests.sort_by(|a, b| {
+        a.depth
+            .cmp(&b.depth)
+            .then(b.trusted.cmp(&a.trusted))
+            .then(a.file.cmp(&b.file))
+            .then(a.test.cmp(&b.test))
+    });
+    Impact {
+        trusted,
+        possible,
+        tests,
+    }
+}
+
+/// Dependents grouped by file, files in order of their nearest dependent.
+fn group(list: &[Dependent]) -> Vec<FileGroup> {
+    let mut groups: Vec<FileGroup> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for d in list {
+        let file = d.path[0].file.clone();
+        let i = *at.entry(file.clone()).or_insert_with(|| {
+            groups.push(FileGroup {
+                file,
+                dependents: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        groups[i].dependents.push(d.clone());
+    }
+    groups
+}
+
+impl Impact {
+    /// The lists with at most `limit` entries each, saying what was left out; `hint`
+    /// tells how to get the rest.
+    pub fn lists(&self, limit: usize, hint: &str) -> ImpactLists {
+        let shown = |n: usize| n.min(limit);
+        let left_out = self.trusted.len() - shown(self.trusted.len()) + self.possible.len()
+            - shown(self.possible.len())
+            + self.tests.len()
+            - shown(self.tests.len());
+        ImpactLists {
+            files: group(&self.trusted[..shown(self.trusted.len())]),
+            possible: group(&self.possible[..shown(self.possible.len())]),
+            tests: self.tests[..shown(self.tests.len())].to_vec(),
+            dependents_total: self.trusted.len(),
+            possible_total: self.possible.len(),
+            tests_total: self.tests.len(),
+            truncated: left_out > 0,
+            left_out,
+            hint: (left_out > 0).then(|| hint.to_string()),
+        }
+    }
+
+    /// The longest of the three lists.
+    pub fn longest(&self) -> usize {
+        self.trusted
+            .len()
+            .max(self.possible.len())
+            .max(self.tests.len())
+    }
+}
+
+/// The largest `limit ≤ max` (halving from `max`) whose answer `build(limit)` fits
+/// `budget` tokens (cl100k_base of its JSON); returns it with its token count.
+///
+/// Errors: `budget_too_small` when even `build(0)` does not fit.
+pub fn fit_typed<T: Serialize>(
+    budget: usize,
+    max: usize,
+    build: impl Fn(usize) -> T,
+) -> Result<(T, usize), ToolError> {
+    let mut limit = max;
+    loop {
+        let v = build(limit);
+        let text = serde_json::to_string(&v).map_err(|e| ToolError::Internal(e.to_string()))?;
+        let tokens = count_tokens(&text) + 8;
+        if tokens <= budget {
+            return Ok((v, tokens));
+        }
+        if limit == 0 {
+            return Err(ToolError::BudgetTooSmall(format!(
+                "the smallest answer takes {tokens} tokens (cl100k_base); raise budget_tokens to at least {tokens}"
+            )));
+        }
+        limit /= 2;
+    }
+}
+
+/// Checks `depth` against [`MAX_DEPTH`].
+///
+/// Errors: `invalid_argument` for 0 or above the maximum.
+pub fn depth_arg(depth: Option<usize>) -> Result<usize, ToolError> {
+    match depth.unwrap_or(DEFAULT_DEPTH) {
+        d @ 1..=MAX_DEPTH => Ok(d),
+        d => Err(ToolError::InvalidArgument(format!(
+            "depth {d} is outside 1-{MAX_DEPTH}; 3 (the default) reaches callers of callers of callers"
+        ))),
+    }
+}
+
+/// `get_impact`: what depends on `target` within `depth` edges (trusted and
+/// possible), grouped by file, and the tests that reach it; cut to `budget_tokens`.
+///
+/// Errors: `not_found` / `invalid_argument` for the target, `invalid_argument` for
+/// `depth` or `min_confidence`, `budget_too_small`.
+pub fn get_impact(
+    whole: &Arc<SymbolGraph>,
+    root: Option<&Path>,
+    args: &ImpactArgs,
+) -> Result<ImpactAnswer, ToolError> {
+    let min = min_confidence(args.min_confidence)?;
+    let depth = depth_arg(args.depth)?;
+    let g = &**whole;
+    let ix = symbol_arg(g, "target", &args.target)?;
+    let found = impact(g, root, &[ix], depth, min);
+    let hint = format!(
+        "raise budget_tokens, or lower depth (now {depth}), or assess a narrower target (one symbol instead of a file)"
+    );
+    let n = g.node(ix);
+    let (mut answer, tokens) = fit_typed(
+        args.budget_tokens.unwrap_or(DEFAULT_BUDGET),
+        found.longest(),
+        |limit| ImpactAnswer {
+            target: n.key.clone(),
+            target_kind: n.kind.clone(),
+            depth,
+            min_confidence: min,
+            lists: found.lists(limit, &hint),
+            tokens: 0,
+        },
+    )?;
+    answer.tokens = tokens;
+    Ok(answer)
+}
+
+/// The lists as text for people: dependents by file with depth and chain, possible
+/// ones apart, then the tests.
+pub fn render_text(l: &ImpactLists) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let groups = |out: &mut String, title: &str, gs: &[FileGroup], total: usize| {
+        let _ = writeln!(out, "{title} ({total}):");
+        for fg in gs {
+            let _ = writeln!(out, "  {}", fg.file);
+            for d in &fg.dependents {
+                let chain: Vec<&str> = d.path.iter().map(|s| s.node_id.as_str()).collect();
+                let member = d
+                    .member
+                    .as_deref()
+                    .map(|m| format!(" [{m}]"))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "    {}:{} {} depth {} via {}{member} ({})",
+                    fg.file,
+                    d.line,
+                    d.label,
+                    d.depth,
+                    d.via,
+                    chain.join(" -> ")
+                );
+            }
+        }
+    };
+    groups(&mut out, "dependents", &l.files, l.dependents_total);
+    groups(
+        &mut out,
+        "possible dependents (through edges below min_confidence)",
+        &l.possible,
+        l.possible_total,
+    );
+    let _ = writeln!(out, "tests ({}):", l.tests_total);
+    for t in &l.tests {
+        let _ = writeln!(
+            out,
+            "  {}{} depth {}{}",
+            t.file,
+            t.test
+                .as_deref()
+                .map(|n| format!("::{n}"))
+                .unwrap_or_default(),
+            t.depth,
+            if t.trusted { "" } else { " (possible)" }
+        );
+    }
+    if let Some(h) = &l.hint {
+        let _ = writeln!(out, "truncated: {} left out; {h}", l.left_out);
+    }
+    out
+}

@@ -1,0 +1,208 @@
+//! Which files and functions are tests, by each language's own convention (what its
+//! usual runner collects), so impact answers can list the tests that reach a symbol.
+//!
+//! Pure functions of a path, a node's kind and names, and (for Rust and Java, whose
+//! test markers are attributes the index does not record) the source lines just above
+//! a declaration, which the caller reads. Nothing here runs a test runner; a file a
+//! runner is configured to collect under another name is not recognised.
+
+use crate::lang::Language;
+
+/// Whether `path` (root-relative, `/` separators) is a test file:
+/// - Python (pytest/unittest): `test_*.py`, `*_test.py`, `conftest.py`, or any `.py`
+///   under a `tests/` or `test/` directory;
+/// - Rust: a `.rs` file under a `tests/` directory (integration tests);
+/// - JavaScript/TypeScript (Jest, Vitest, Mocha): `*.test.*`, `*.spec.*`, or under
+///   `__tests__/` (also `test/`, `tests/`);
+/// - Go: `*_test.go`;
+/// - Java (JUnit): under `src/test/`, or `*Test.java`, `*Tests.java`, `Test*.java`;
+/// - C/C++: `test_*`, `*_test.*` or under `tests/`/`test/`.
+pub fn is_test_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let dirs: Vec<&str> = path.split('/').rev().skip(1).collect();
+    let in_dir = |d: &str| dirs.contains(&d);
+    let stem = name.split('.').next().unwrap_or(name);
+    match Language::from_path(path) {
+        Some(Language::Python) => {
+            stem.starts_with("test_")
+                || stem.ends_with("_test")
+                || stem == "conftest"
+                || in_dir("tests")
+                || in_dir("test")
+        }
+        Some(Language::Rust) => in_dir("tests"),
+        Some(Language::JavaScript | Language::TypeScript | Language::Tsx) => {
+            let parts: Vec<&str> = name.split('.').collect();
+            parts.len() > 2 && matches!(parts[parts.len() - 2], "test" | "spec")
+                || in_dir("__tests__")
+                || in_dir("tests")
+                || in_dir("test")
+        }
+        Some(Language::Go) => name.ends_with("_test.go"),
+        Some(Language::Java) => {
+            path.contains("src/test/")
+                || path.starts_with("test/")
+                || stem.ends_with("Test")
+                || stem.ends_with("Tests")
+                || stem.starts_with("Test")
+        }
+        Some(Language::C | Language::Cpp) => {
+            stem.starts_with("test_")
+                || stem.ends_with("_test")
+                || in_dir("tests")
+                || in_dir("test")
+        }
+        None => false,
+    }
+}
+
+/// Whether the function or method `name` (qualified `qualified`, e.g.
+/// `TestVisit::test_visit` or `tests::adds`) of the file `path` is a test function.
+/// `above` is the source text of the lines just above its declaration (its
+/// attributes or annotations), read by the caller; it may be empty.
+/// - Python: `test*` functions, and `test*` methods of any class, in a test file;
+/// - Rust: a `#[test]`-like attribute (`#[test]`, `#[tokio::test]`, `#[rstest]`, ...),
+///   or, when `above` is empty, a function of a `tests` module or of a file under `tests/`;
+/// - Go: `Test*`, `Benchmark*`, `Fuzz*`, `Example*` in a `_test.go` file;
+/// - Java: an `@Test`-like annotation, or a `test*` method, in a test file;
+/// - JavaScript/TypeScript and C/C++: `test*` functions in a test file (Jest and Mocha
+///   tests are anonymous callbacks: the caller reports the file).
+pub fn is_test_function(path: &str, name: &str, qualified: &str, above: &str) -> bool {
+    let test_file = is_test_file(path);
+    match Language::from_path(path) {
+        Some(Language::Python) => test_file && name.starts_with("test"),
+        Some(Language::Rust) => {
+            has_test_marker(above, '#')
+                || (above.trim().is_empty()
+                    && (test_file || qualified.split("::").any(|s| s == "tests")))
+        }
+        Some(Language::Go) => {
+            test_file
+                && ["Test", "Benchmark", "Fuzz", "Example"]
+                    .iter()
+                    .any(|p| name.starts_with(p))
+        }
+        Some(Language::Java) => {
+            test_file && (has_test_marker(above, '@') || name.starts_with("test"))
+        }
+        Some(_) => test_file && name.starts_with("test"),
+        None => false,
+    }
+}
+
+/// Whether the attribute or annotation lines in `above` (the lines just above a
+/// declaration, nearest last) mark a test: a `#[...]` (Rust, `sigil` `#`) or `@...`
+/// (Java, `sigil` `@`) line whose name contains `test` (`#[test]`, `#[tokio::test]`,
+/// `@Test`, `@ParameterizedTest`), or Rust's `#[rstest]`/`#[quickcheck]`.
+fn has_test_marker(above: &str, sigil: char) -> bool {
+    above.lines().any(|l| {
+        let l = l.trim();
+        l.starts_with(sigil) && {
+            let lower = l.to_ascii_lowercase();
+            lower.contains("test") || lower.contains("quickcheck") || lower.contains("proptest")
+        }
+    })
+}
+
+/// The attribute and annotation lines directly above 1-based line `start` of `source`
+/// (skipping blank and comment lines, stopping at the first other line), nearest last.
+pub fn attributes_above(source: &str, start: usize) -> String {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out: Vec<&str> = Vec::new();
+    let mut i = start.saturating_sub(1).min(lines.len());
+    while i > 0 {
+        i -= 1;
+        let l = lines[i].trim();
+        if l.starts_with("#[") || l.starts_with('@') {
+            out.push(l);
+        } else if !(l.is_empty()
+            || l.starts_with("//")
+            || l.starts_with("/*")
+            || l.starts_with('*'))
+        {
+            break;
+        }
+    }
+    out.reverse();
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_files_per_language() {
+        for p in [
+            "tests/test_core.py",
+            "pkg/test_util.py",
+            "pkg/util_test.py",
+            "tests/integration.rs",
+            "src/a.test.ts",
+            "src/a.spec.js",
+            "src/__tests__/a.tsx",
+            "cart/cart_test.go",
+            "src/test/java/a/ATest.java",
+            "src/main/java/a/FooTest.java",
+        ] {
+            assert!(is_test_file(p), "{p}");
+        }
+        for p in [
+            "src/core.py",
+            "src/lib.rs",
+            "src/a.ts",
+            "cart/cart.go",
+            "src/main/java/a/A.java",
+            "src/testing.py",
+        ] {
+            assert!(!is_test_file(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn test_functions_per_language() {
+        assert!(is_test_function("tests/test_a.py", "test_x", "test_x", ""));
+        assert!(is_test_function(
+            "tests/test_a.py",
+            "test_y",
+            "TestA::test_y",
+            ""
+        ));
+        assert!(!is_test_function("tests/test_a.py", "helper", "helper", ""));
+        assert!(!is_test_function("src/a.py", "test_x", "test_x", ""));
+        assert!(is_test_function(
+            "src/lib.rs",
+            "adds",
+            "tests::adds",
+            "#[test]"
+        ));
+        assert!(is_test_function(
+            "src/lib.rs",
+            "adds",
+            "adds",
+            "#[tokio::test]"
+        ));
+        assert!(!is_test_function(
+            "src/lib.rs",
+            "helper",
+            "tests::helper",
+            "#[inline]"
+        ));
+        assert!(is_test_function("src/lib.rs", "adds", "tests::adds", ""));
+        assert!(is_test_function("a/a_test.go", "TestAdd", "TestAdd", ""));
+        assert!(!is_test_function("a/a.go", "TestAdd", "TestAdd", ""));
+        assert!(is_test_function(
+            "src/test/java/ATest.java",
+            "adds",
+            "ATest::adds",
+            "@Test"
+        ));
+    }
+
+    #[test]
+    fn attributes_are_read_upwards() {
+        let src = "mod tests {\n    // a comment\n    #[test]\n    #[ignore]\n    fn t() {}\n}\n";
+        assert_eq!(attributes_above(src, 5), "#[test]\n#[ignore]");
+        assert_eq!(attributes_above(src, 1), "");
+    }
+}
