@@ -72,6 +72,8 @@ json_answers! {
     SetWorkspaceRootResponse,
     OpenWindowResponse,
     QueryResponse,
+    crate::tools::search::SearchAnswer,
+    crate::tools::symbol_source::SymbolSource,
     SaveWorkAnswer,
     RecentWorks,
     WorkInfo,
