@@ -10,8 +10,9 @@
 //! 3. fts: every query term matches a column (the last term as a prefix); ranked by
 //!    how much of the name the terms cover, then BM25 (name and identifier parts
 //!    weigh most, then enclosing names, path, signature);
-//! 4. fuzzy, only when nothing matched: names within edit distance 1-2 (optimal string
-//!    alignment) of the query, found through the terms sharing its first or last half.
+//! 4. fuzzy, only when no name matched the query or held all its words: names within
+//!    edit distance 1-2 (optimal string alignment) of the query, found through the
+//!    terms sharing its first or last half; above the weaker word matches.
 //!
 //! Within a tier, popularity breaks ties: ln(1 + in-degree), the number of resolved
 //! edges (calls, imports, bases) reaching the node. In-degree rather than PageRank
@@ -104,7 +105,7 @@ pub struct SearchHit {
     pub score: f64,
     /// How the hit matched: `exact` (the name, or the qualified name), `prefix` (the
     /// name starts with the query), `fts` (words of the query), `fuzzy` (a name within
-    /// edit distance 1-2 of the query, when nothing else matched).
+    /// edit distance 1-2 of the query, when no name matched it or held all its words).
     #[serde(rename = "match")]
     pub match_kind: String,
 }
@@ -121,9 +122,12 @@ pub struct SearchAnswer {
     pub truncated: bool,
     /// How many found hits were left out.
     pub more: usize,
-    /// True when the search stopped at a candidate cap, so further matches may exist.
+    /// True when further matches may exist beyond `total`: the search stopped at a
+    /// candidate cap, or the exact names filled `limit` and longer names were not looked
+    /// up.
     pub more_may_exist: bool,
-    /// True when nothing matched and the hits are names close to the query.
+    /// True when no name matched the query (or held all its words) and names close to
+    /// it were added: hits with match `fuzzy`.
     pub fuzzy: bool,
     /// The close names the typo fallback found ("did you mean").
     pub did_you_mean: Vec<String>,
@@ -259,6 +263,9 @@ pub fn search(
     let mut found: Vec<Scored> = Vec::new();
     let mut seen: HashSet<i64> = HashSet::new();
     let mut capped = false;
+    // Whether some hit has the query's name, starts with it, or holds all its words;
+    // without one, the names close to the query are added (typo fallback).
+    let mut strong = false;
     // How many candidates were found but not read (exact matches beyond what is shown).
     let mut unread = 0usize;
 
@@ -286,6 +293,7 @@ pub fn search(
             }
             seen.insert(id);
             taken += 1;
+            strong = true;
             let full = qualified
                 && names_node(
                     &parsed.name,
@@ -294,36 +302,51 @@ pub fn search(
                     &row.kind,
                     true,
                 );
+            // The name as typed, case included, before other spellings of it.
             let case_bonus = if parsed.name.segments.last() == Some(&row.name) {
-                0.5
+                100.0
             } else {
                 0.0
             };
             found.push(Scored {
-                score: if full { 2000.0 } else { 1000.0 } + case_bonus + p,
+                score: if full { 4000.0 } else { 2000.0 } + case_bonus + p,
                 match_kind: "exact",
                 row,
             });
         }
     }
 
-    // 2. and 3. prefixes and words, when the exact names do not fill the answer
-    if found.len() < limit && !parsed.terms.is_empty() {
+    // 2. and 3. prefixes and words, when the exact names do not fill the answer (when
+    // they do, longer names may match too: said by `more_may_exist`)
+    if found.len() >= limit {
+        capped = true;
+    } else if !parsed.terms.is_empty() {
         let expr = parsed
             .terms
             .iter()
             .map(|(t, prefix)| format!("{}{}", quoted(t), if *prefix { "*" } else { "" }))
             .collect::<Vec<_>>()
             .join(" AND ");
-        let fts = format!("{{name parts scope path signature}} : ({expr}){filters}");
+        // Words of the name first; the other columns (enclosing names, path,
+        // signature) only when those do not fill the answer: a narrower match is both
+        // the better hit and the cheaper query.
         let cap = if glob.is_some() {
             FTS_CAP_FILTERED
         } else {
             FTS_CAP
         };
-        let ids = rows::ranked_ids(conn, &fts, cap)?;
+        let mut ids = rows::ranked_ids(conn, &format!("{{name parts}} : ({expr}){filters}"), cap)?;
+        if ids.len() < limit.max(10) {
+            let named: HashSet<i64> = ids.iter().map(|x| x.0).collect();
+            let wide = rows::ranked_ids(
+                conn,
+                &format!("{{name parts scope path signature}} : ({expr}){filters}"),
+                cap,
+            )?;
+            ids.extend(wide.into_iter().filter(|x| !named.contains(&x.0)));
+        }
         capped |= ids.len() >= cap;
-        let best = ids.first().map_or(1.0, |x| x.1.max(1e-9));
+        let best = ids.iter().map(|x| x.1).fold(1e-9, f64::max);
         let query_parts: Vec<&str> = parsed.terms.iter().map(|(t, _)| t.as_str()).collect();
         let prefix_token = parsed.token.as_deref();
         for (id, bm25) in ids {
@@ -338,31 +361,39 @@ pub fn search(
             }
             seen.insert(id);
             let name_parts = split_identifier(&row.name);
-            let covered = query_parts
-                .iter()
-                .enumerate()
-                .filter(|(i, q)| {
-                    name_parts
-                        .iter()
-                        .any(|n| n == *q || (*i + 1 == query_parts.len() && n.starts_with(*q)))
-                })
-                .count();
+            // How many query words are parts of the name (the last one may be a
+            // prefix of one), and how many of them exactly.
+            let mut covered = 0usize;
+            let mut whole = 0usize;
+            for (i, q) in query_parts.iter().enumerate() {
+                if name_parts.iter().any(|n| n == q) {
+                    covered += 1;
+                    whole += 1;
+                } else if i + 1 == query_parts.len() && name_parts.iter().any(|n| n.starts_with(q))
+                {
+                    covered += 1;
+                }
+            }
             let coverage = covered as f64 / query_parts.len().max(1) as f64;
             let extra = name_parts.len().saturating_sub(covered) as f64;
             let is_prefix = prefix_token.is_some_and(|t| name_token(&row.name).starts_with(t));
+            strong |= is_prefix || covered == query_parts.len();
             let base = if is_prefix { 500.0 } else { 0.0 };
             found.push(Scored {
-                score: base + 40.0 * coverage - 3.0 * extra + 10.0 * (bm25 / best) + pop(id),
+                score: base + 40.0 * coverage + 4.0 * whole as f64 - 3.0 * extra
+                    + 10.0 * (bm25 / best)
+                    + pop(id),
                 match_kind: if is_prefix { "prefix" } else { "fts" },
                 row,
             });
         }
     }
 
-    // 4. typo fallback
+    // 4. typo fallback: names close to the query when nothing matched its name or all
+    // its words; the best of each close name first, so several names show.
     let mut did_you_mean = Vec::new();
-    let fuzzy = found.is_empty();
-    if fuzzy {
+    let mut fuzzy = false;
+    if !strong {
         if let Some(token) = &parsed.token {
             for (name_tok, distance) in close_names(conn, token)? {
                 let ids = rows::matching_ids(
@@ -378,21 +409,26 @@ pub fn search(
                         unread += 1;
                         continue;
                     }
+                    if seen.contains(&id) {
+                        continue;
+                    }
                     let Some(row) = rows::symbol_by_id(conn, id)? else {
                         continue;
                     };
                     if !path_ok(&row.path) {
                         continue;
                     }
+                    seen.insert(id);
                     if taken == 0 {
                         did_you_mean.push(row.name.clone());
                     }
-                    taken += 1;
+                    fuzzy = true;
                     found.push(Scored {
-                        score: 100.0 - 20.0 * distance as f64 + p,
+                        score: 100.0 - 20.0 * distance as f64 - 5.0 * taken as f64 + p,
                         match_kind: "fuzzy",
                         row,
                     });
+                    taken += 1;
                 }
             }
         }
@@ -445,7 +481,7 @@ fn fit_hits(answer: &mut SearchAnswer, limit: usize, budget: usize) -> Result<()
     loop {
         let shown = answer.hits.len();
         answer.more = answer.total.saturating_sub(shown);
-        answer.truncated = answer.more > 0;
+        answer.truncated = answer.more > 0 || answer.more_may_exist;
         answer.note = if shown < all {
             Some(format!(
                 "{} more hit(s) did not fit budget_tokens {budget}: raise budget_tokens, or narrow the search with kind, language or path",
@@ -453,9 +489,9 @@ fn fit_hits(answer: &mut SearchAnswer, limit: usize, budget: usize) -> Result<()
             ))
         } else if answer.truncated {
             Some(format!(
-                "{} more hit(s){}: raise limit (now {limit}, max {MAX_LIMIT}) or narrow the search with kind, language or path",
-                answer.more,
-                if answer.more_may_exist { " at least" } else { "" }
+                "{}{} more hit(s): raise limit (now {limit}, max {MAX_LIMIT}) or narrow the search with kind, language or path",
+                if answer.more_may_exist { "at least " } else { "" },
+                answer.more
             ))
         } else {
             None

@@ -213,7 +213,29 @@ pub fn symbol_source(
         ));
     }
     answer.truncated = link_cut;
-    answer.note = (!notes.is_empty()).then(|| notes.join("; "));
+    let cut_note = |shown_end: usize| {
+        format!(
+            "source cut to fit budget_tokens {budget}: lines {first}-{} of {}-{} shown; the rest with inspect_source path {} startLine {} endLine {}, or raise budget_tokens",
+            shown_end.max(first.saturating_sub(1)),
+            row.start_line,
+            row.end_line,
+            row.path,
+            shown_end.max(first.saturating_sub(1)) + 1,
+            row.end_line
+        )
+    };
+    // Counted as if the lines were cut, so the note saying so always fits.
+    let with = |notes: &[String], extra: String| {
+        Some(
+            notes
+                .iter()
+                .cloned()
+                .chain([extra])
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    };
+    answer.note = with(&notes, cut_note(last));
     // What the answer costs without its lines (callers and callees halved until it
     // fits), then as many lines as fit.
     let mut base = count_tokens(&to_text(&answer)?) + 16;
@@ -257,16 +279,7 @@ pub fn symbol_source(
     answer.source = source;
     if first <= last && shown_end < last {
         answer.truncated = true;
-        notes.push(format!(
-            "source cut to fit budget_tokens {budget}: lines {}-{} of {}-{} shown; the rest with inspect_source path {} startLine {} endLine {}, or raise budget_tokens",
-            first,
-            shown_end.max(first.saturating_sub(1)),
-            row.start_line,
-            row.end_line,
-            row.path,
-            shown_end.max(first - 1) + 1,
-            row.end_line
-        ));
+        notes.push(cut_note(shown_end));
     }
     answer.note = (!notes.is_empty()).then(|| notes.join("; "));
     answer.tokens = count_tokens(&to_text(&answer)?) + 8;
