@@ -232,6 +232,15 @@ pub fn symbol_by_key(conn: &Connection, key: &str) -> Result<Option<SymbolRow>, 
     Ok(rows(conn, "n.key = ?1", [key])?.into_iter().next())
 }
 
+/// The ids of the nodes named exactly `name` (case-sensitive; the `nodes_name` index).
+pub fn ids_named(conn: &Connection, name: &str) -> Result<Vec<i64>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT id FROM nodes WHERE name = ?1")?;
+    let ids = stmt
+        .query_map([name], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    Ok(ids)
+}
+
 /// The non-file nodes named exactly `name`, in id order.
 pub fn symbols_named(conn: &Connection, name: &str) -> Result<Vec<SymbolRow>, StoreError> {
     rows(

@@ -274,7 +274,21 @@ pub fn search(
         let ids = rows::matching_ids(conn, &format!("name:{}{filters}", quoted(token)), EXACT_CAP)?;
         capped |= ids.len() >= EXACT_CAP;
         let qualified = parsed.name.segments.len() > 1 || parsed.name.path.is_some();
-        let mut ranked: Vec<(f64, i64)> = ids.iter().map(|&id| (pop(id), id)).collect();
+        // The name as typed, case included, before other spellings of it, then by
+        // popularity: both known before any row is read.
+        let as_typed: HashSet<i64> = match parsed.name.segments.last() {
+            Some(n) => rows::ids_named(conn, n)?.into_iter().collect(),
+            None => HashSet::new(),
+        };
+        let mut ranked: Vec<(f64, i64)> = ids
+            .iter()
+            .map(|&id| {
+                (
+                    pop(id) + if as_typed.contains(&id) { 100.0 } else { 0.0 },
+                    id,
+                )
+            })
+            .collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         // A qualified query ranks by whether the segments match, so it reads every
         // candidate (up to a cap); a bare name reads only what it shows.
@@ -302,14 +316,8 @@ pub fn search(
                     &row.kind,
                     true,
                 );
-            // The name as typed, case included, before other spellings of it.
-            let case_bonus = if parsed.name.segments.last() == Some(&row.name) {
-                100.0
-            } else {
-                0.0
-            };
             found.push(Scored {
-                score: if full { 4000.0 } else { 2000.0 } + case_bonus + p,
+                score: if full { 4000.0 } else { 2000.0 } + p,
                 match_kind: "exact",
                 row,
             });
