@@ -225,17 +225,14 @@ pub fn symbol_source(
         )
     };
     // Counted as if the lines were cut, so the note saying so always fits.
-    let with = |notes: &[String], extra: String| {
-        Some(
-            notes
-                .iter()
-                .cloned()
-                .chain([extra])
-                .collect::<Vec<_>>()
-                .join("; "),
-        )
-    };
-    answer.note = with(&notes, cut_note(last));
+    answer.note = Some(
+        notes
+            .iter()
+            .cloned()
+            .chain([cut_note(last)])
+            .collect::<Vec<_>>()
+            .join("; "),
+    );
     // What the answer costs without its lines (callers and callees halved until it
     // fits), then as many lines as fit.
     let mut base = count_tokens(&to_text(&answer)?) + 16;
