@@ -329,12 +329,22 @@ pub fn search(
     if found.len() >= limit {
         capped = true;
     } else if !parsed.terms.is_empty() {
-        let expr = parsed
-            .terms
-            .iter()
-            .map(|(t, prefix)| format!("{}{}", quoted(t), if *prefix { "*" } else { "" }))
-            .collect::<Vec<_>>()
-            .join(" AND ");
+        let expr_with = |short_prefix: bool| {
+            parsed
+                .terms
+                .iter()
+                .map(|(t, prefix)| {
+                    let star = *prefix && (short_prefix || t.chars().count() >= 3);
+                    format!("{}{}", quoted(t), if star { "*" } else { "" })
+                })
+                .collect::<Vec<_>>()
+                .join(" AND ")
+        };
+        let expr = expr_with(true);
+        // Over paths and signatures an implicit prefix of one or two letters matches
+        // nearly everything (`sr*`: every `src`): whole words there, unless the `*` was
+        // typed.
+        let wide_expr = expr_with(query.ends_with('*'));
         // Words of the name first; the other columns (enclosing names, path,
         // signature) only when those do not fill the answer: a narrower match is both
         // the better hit and the cheaper query.
@@ -348,7 +358,7 @@ pub fn search(
             let named: HashSet<i64> = ids.iter().map(|x| x.0).collect();
             let wide = rows::ranked_ids(
                 conn,
-                &format!("{{name parts scope path signature}} : ({expr}){filters}"),
+                &format!("{{name parts scope path signature}} : ({wide_expr}){filters}"),
                 cap,
             )?;
             ids.extend(wide.into_iter().filter(|x| !named.contains(&x.0)));
