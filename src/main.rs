@@ -166,6 +166,57 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Search symbols by name, words of their names, qualified name or path
+    /// (search_symbols); brings the index up to date first.
+    Search {
+        /// What to look for (`parseHTTPResponse`, `response parse`, `Shape::area`, `pars*`).
+        query: String,
+        /// Workspace root.
+        #[arg(default_value = ".")]
+        root: PathBuf,
+        /// Only nodes of this kind (function, method, class, struct, ...).
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only files in this language (rust, python, typescript, ...).
+        #[arg(long)]
+        language: Option<String>,
+        /// Only files whose path matches this glob.
+        #[arg(long, value_name = "GLOB")]
+        path: Option<String>,
+        /// Most hits (1-200).
+        #[arg(long, default_value_t = constellation::tools::search::DEFAULT_LIMIT)]
+        limit: usize,
+        /// Token budget of the answer (cl100k_base).
+        #[arg(long, default_value_t = constellation::tools::search::DEFAULT_BUDGET)]
+        budget_tokens: usize,
+        /// Print the JSON answer instead of one line per hit.
+        #[arg(long)]
+        json: bool,
+        /// Read the index as it is, without bringing it up to date first.
+        #[arg(long)]
+        no_refresh: bool,
+    },
+    /// The source of one symbol (get_symbol_source): a node id or key, a qualified
+    /// name, path::name or path:line; brings the index up to date first.
+    Source {
+        /// The symbol.
+        symbol: String,
+        /// Workspace root.
+        #[arg(default_value = ".")]
+        root: PathBuf,
+        /// Also list callers and/or callees (repeatable).
+        #[arg(long, value_name = "callers|callees")]
+        include: Vec<String>,
+        /// Token budget of the answer (cl100k_base).
+        #[arg(long, default_value_t = constellation::tools::symbol_source::DEFAULT_BUDGET)]
+        budget_tokens: usize,
+        /// Print the JSON answer instead of the numbered lines.
+        #[arg(long)]
+        json: bool,
+        /// Read the index as it is, without bringing it up to date first.
+        #[arg(long)]
+        no_refresh: bool,
+    },
     /// Print the current schemas of the index and agent-memory databases: every table,
     /// index, trigger and view with its column comments, as after all migrations (the
     /// text of schema/CURRENT.sql).
@@ -641,6 +692,113 @@ fn run(cli: Cli) -> Result<i32> {
             };
             let conn = query::open(&db_path(&root, &g)).map_err(|e| anyhow::anyhow!("{e}"))?;
             print_query(&conn, &query, json)?;
+        }
+        Command::Search {
+            query,
+            root,
+            kind,
+            language,
+            path,
+            limit,
+            budget_tokens,
+            json,
+            no_refresh,
+        } => {
+            let ws = open_workspace(&root, &g)?;
+            if !no_refresh {
+                ws.refresh(false, &|_| {})
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            let args = constellation::tools::search::SearchArgs {
+                query,
+                kind,
+                language,
+                path,
+                limit: Some(limit),
+                budget_tokens: Some(budget_tokens),
+                workspace_root: None,
+            };
+            let answer = constellation::tools::search::search_symbols(&ws, &args)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&answer)?);
+            } else {
+                if answer.fuzzy && !answer.did_you_mean.is_empty() {
+                    println!(
+                        "nothing matched; did you mean: {}",
+                        answer.did_you_mean.join(", ")
+                    );
+                }
+                for h in &answer.hits {
+                    println!(
+                        "{:>9.3}  {:<6}  {:<9}  {}  {}:{}-{}  {}",
+                        h.score,
+                        h.match_kind,
+                        h.kind,
+                        h.qualified_name,
+                        h.path,
+                        h.start_line,
+                        h.end_line,
+                        h.signature.as_deref().unwrap_or("")
+                    );
+                }
+                if let Some(note) = &answer.note {
+                    println!("({note})");
+                }
+            }
+            return Ok(if answer.hits.is_empty() { 1 } else { 0 });
+        }
+        Command::Source {
+            symbol,
+            root,
+            include,
+            budget_tokens,
+            json,
+            no_refresh,
+        } => {
+            let ws = open_workspace(&root, &g)?;
+            if !no_refresh {
+                ws.refresh(false, &|_| {})
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            let args = constellation::tools::symbol_source::SourceArgs {
+                symbol,
+                include: (!include.is_empty()).then_some(include),
+                min_confidence: None,
+                budget_tokens: Some(budget_tokens),
+                workspace_root: None,
+            };
+            let a = constellation::tools::symbol_source::get_symbol_source(&ws, &args)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&a)?);
+            } else {
+                println!(
+                    "{} {} ({}:{}-{})",
+                    a.kind, a.qualified_name, a.path, a.start_line, a.end_line
+                );
+                if let Some(d) = &a.docstring {
+                    println!("  {d}");
+                }
+                if let Some(note) = &a.note {
+                    println!("note: {note}");
+                }
+                print!("{}", a.source);
+                for (title, links) in [("callers", &a.callers), ("callees", &a.callees)] {
+                    if let Some(links) = links {
+                        println!("{title}:");
+                        for l in links {
+                            println!(
+                                "  {:<8} {}  {}  {}",
+                                l.status,
+                                l.location,
+                                l.qualified_name,
+                                l.signature.as_deref().unwrap_or("")
+                            );
+                        }
+                    }
+                }
+            }
         }
         Command::Schema => {
             print!(

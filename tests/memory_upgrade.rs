@@ -144,7 +144,10 @@ fn an_old_index_database_hands_its_memory_over_once() {
     // The index database lost the old tables, and its counter; the memory database
     // holds everything and remembers the import.
     let idx = common::open_db(&db);
-    assert_eq!(common::int(&idx, "PRAGMA user_version"), 9);
+    assert_eq!(
+        common::int(&idx, "PRAGMA user_version"),
+        constellation::store::SCHEMA_VERSION
+    );
     let names = tables(&idx);
     for gone in [
         "task_sessions",

@@ -10,6 +10,7 @@ use serde::Serialize;
 pub mod annotations;
 pub mod builtins;
 mod header;
+pub mod identifiers;
 
 pub use header::header_is_cpp;
 

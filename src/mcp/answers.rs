@@ -74,6 +74,8 @@ json_answers! {
     SetWorkspaceRootResponse,
     OpenWindowResponse,
     QueryResponse,
+    crate::tools::search::SearchAnswer,
+    crate::tools::symbol_source::SymbolSource,
     SaveWorkAnswer,
     RecentWorks,
     WorkInfo,

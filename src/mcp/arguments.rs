@@ -99,6 +99,8 @@ serde_args! {
     InspectArgs => |a| a.workspace_root.as_deref(),
     crate::docs::window::OpenWindowArgs => |a| a.workspace_root.as_deref(),
     QueryArgs => |a| a.workspace_root.as_deref(),
+    crate::tools::search::SearchArgs => |a| a.workspace_root.as_deref(),
+    crate::tools::symbol_source::SourceArgs => |a| a.workspace_root.as_deref(),
     // The root to switch to is the workspace the call works on.
     SetWorkspaceRootArgs => |a| Some(a.path.as_str()),
     // Agent memory lives in the default workspace's database.

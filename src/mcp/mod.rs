@@ -43,6 +43,8 @@ use crate::tools::drill::{
 use crate::tools::file_graph_summary;
 use crate::tools::impact::{self, ImpactArgs};
 use crate::tools::query::{self, QueryArgs};
+use crate::tools::search::{self, SearchArgs};
+use crate::tools::symbol_source::{self, SourceArgs};
 use crate::tools::symbol_summary::{self, SummarizeArgs};
 use crate::tools::workspace::Workspace;
 use crate::tools::workspace_root::{self, SetWorkspaceRootArgs};
@@ -130,6 +132,25 @@ fn routes() -> ToolRouter<Server> {
             |c, a: DiffImpactArgs| {
                 let g = fresh_graph(&c.ws)?;
                 diff_impact::diff_impact(&g, c.ws.root(), &a)
+            },
+        ),
+        // ---- finding symbols and reading their source ----
+        tool(
+            "search_symbols",
+            READ_ONLY,
+            "Find symbols by name: full-text search over symbol names (split at snake_case, camelCase and acronym boundaries: `response parse` finds parseHTTPResponse), qualified names (`Shape::area`, `pkg.mod.Class.method`), file paths and signatures. The last word also matches as a prefix (`pars*` makes any word one). Exact name matches (case-insensitive) come first, exact qualified names before them, then names starting with the query, then word matches (ranked by how much of the name they cover and BM25); ties go to the more referenced symbol (in-degree). When nothing matches, names within edit distance 1-2 are returned with match \"fuzzy\" and did_you_mean. Filters: kind, language, path (glob). Each hit: node_id, key, kind, name, qualified_name, path, start_line, end_line, signature, score, match. Cut to limit (default 20) and budget_tokens (default 3000): truncated, more and note say what was left out and how to get it.",
+            |c, a: SearchArgs| {
+                c.ws.refresh_within(FRESHNESS_WINDOW)?;
+                search::search_symbols(&c.ws, &a)
+            },
+        ),
+        tool(
+            "get_symbol_source",
+            READ_ONLY,
+            "The source of one symbol, read from the file on disk: path, kind, signature, first docstring line, and its lines numbered `N | text`. The symbol is a node id, a node key (func:PATH::Q), a qualified name (Shape::area, crate::geo::area, pkg.mod.Class.method), path::Qualified.name (src/shapes.ts::Shape.area), a bare name naming one symbol, or path:line (the innermost symbol holding that line). The file's blake3 digest is checked against the index: file_changed true (with a note) when the file changed since indexing. include [\"callers\", \"callees\"] adds their signatures with path:line, edges at least min_confidence confident (default 0.97) first as trusted, weaker ones as possible. Lines are cut to budget_tokens (default 3000; truncated and note give the lines shown and how to read the rest). An ambiguous name is an invalid_argument error listing the candidates; an unknown one not_found with suggestions.",
+            |c, a: SourceArgs| {
+                c.ws.refresh_within(FRESHNESS_WINDOW)?;
+                symbol_source::get_symbol_source(&c.ws, &a)
             },
         ),
         // ---- checklists and work hand-offs, in the default workspace ----

@@ -1,7 +1,7 @@
 //! Typed access to the index tables for the indexer: one write transaction per run
 //! ([`IndexTx`]) with the reads that resolution needs inside it.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
@@ -248,6 +248,9 @@ pub struct IndexTx<'c> {
     next_node: Cell<i64>,
     next_ref: Cell<i64>,
     next_edge: Cell<i64>,
+    /// The file whose nodes are being inserted: its id, path parts and language, for
+    /// the `symbol_search` rows (nodes come file by file, so one lookup per file).
+    search_file: RefCell<Option<(i64, String, String)>>,
 }
 
 /// Hands out the next id of a counter.
@@ -324,6 +327,7 @@ impl<'c> IndexTx<'c> {
             next_node: Cell::new(next_node),
             next_ref: Cell::new(next_ref),
             next_edge: Cell::new(next_edge),
+            search_file: RefCell::new(None),
         })
     }
 
@@ -333,6 +337,7 @@ impl<'c> IndexTx<'c> {
             "DELETE FROM edges; DELETE FROM refs; DELETE FROM nodes; DELETE FROM scip_files;
              DELETE FROM files;",
         )?;
+        super::symbol_search::delete_all(&self.tx)?;
         for c in [
             &self.next_file,
             &self.next_node,
@@ -442,6 +447,7 @@ impl<'c> IndexTx<'c> {
     /// node's id, if it has one.
     pub fn clear_file_symbols(&self, file_id: i64) -> Result<Option<i64>, StoreError> {
         self.delete_edges_and_refs(file_id)?;
+        super::symbol_search::delete_file_rows(&self.tx, file_id, true)?;
         self.tx
             .prepare_cached("DELETE FROM nodes WHERE file_id = ?1 AND kind <> 'file'")?
             .execute([file_id])?;
@@ -480,6 +486,7 @@ impl<'c> IndexTx<'c> {
     /// too, by cascade); keeps its `files` row.
     pub fn delete_file_contents(&self, file_id: i64) -> Result<(), StoreError> {
         self.delete_edges_and_refs(file_id)?;
+        super::symbol_search::delete_file_rows(&self.tx, file_id, false)?;
         self.tx
             .prepare_cached("DELETE FROM nodes WHERE file_id = ?1")?
             .execute([file_id])?;
@@ -553,7 +560,30 @@ impl<'c> IndexTx<'c> {
                 n.end_byte,
                 n.parent_id
             ])?;
+        self.insert_search_row(id, n)?;
         Ok(id)
+    }
+
+    /// Writes the `symbol_search` row of node `id` (schema/010).
+    fn insert_search_row(&self, id: i64, n: &NodeRecord<'_>) -> Result<(), StoreError> {
+        let mut slot = self.search_file.borrow_mut();
+        let file = match slot.take() {
+            Some(f) if f.0 == n.file_id => f,
+            _ => {
+                let (path, language) = super::symbol_search::file_columns(&self.tx, n.file_id)?;
+                (n.file_id, path, language)
+            }
+        };
+        let columns = super::symbol_search::search_columns(
+            n.name,
+            n.qualified_name,
+            n.signature,
+            n.kind,
+            &file.1,
+            &file.2,
+        );
+        *slot = Some(file);
+        super::symbol_search::insert_row(&self.tx, id, &columns)
     }
 
     /// Reserves the id of a reference that will be inserted later (after resolution),

@@ -186,3 +186,4 @@ pub mod export_reads;
 pub mod files;
 pub mod graph;
 pub mod scip_files;
+pub mod symbol_search;

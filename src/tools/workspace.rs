@@ -29,6 +29,9 @@ pub struct Workspace {
     symbol_graph: Mutex<Option<Arc<SymbolGraph>>>,
     /// When the index last matched the disk (end of the last successful refresh).
     last_fresh: Mutex<Option<std::time::Instant>>,
+    /// The in-degree of every node (the search ranking's popularity), with the
+    /// generation it was read at.
+    in_degrees: Mutex<Option<(i64, Arc<Vec<u32>>)>>,
 }
 
 impl Workspace {
@@ -67,6 +70,7 @@ impl Workspace {
             file_graph: Mutex::new(None),
             symbol_graph: Mutex::new(None),
             last_fresh: Mutex::new(None),
+            in_degrees: Mutex::new(None),
         })
     }
 
@@ -168,6 +172,25 @@ impl Workspace {
                 )?))
             },
         )
+    }
+
+    /// How many edges other than `contains` reach each node (indexed by node id), read
+    /// once per generation: one pass over the `edges_dst` index, much cheaper than
+    /// loading the symbol graph for its PageRank.
+    pub fn in_degrees(&self) -> Result<Arc<Vec<u32>>, ToolError> {
+        let generation = self.store.generation()?;
+        let mut cached = self
+            .in_degrees
+            .lock()
+            .map_err(|_| ToolError::Internal("in-degree lock poisoned".into()))?;
+        if let Some((g, v)) = cached.as_ref() {
+            if *g == generation {
+                return Ok(Arc::clone(v));
+            }
+        }
+        let v = Arc::new(store::symbol_search::in_degrees(&*self.store.conn()?)?);
+        *cached = Some((generation, Arc::clone(&v)));
+        Ok(v)
     }
 
     /// The snapshot in `slot` if it is of the current generation, else a new one from

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Quality and latency of `search_symbols` on the sources of the local cargo registry.
+
+What it measures, on a copy of `${CARGO_HOME:-~/.cargo}/registry/src/*/` (every crate
+the machine has built: many crates, 100k+ symbols; copied to a temp dir so the index
+and the sources it reads are the bench's own, never committed):
+  1. indexes the copy with the release binary (`constellation index COPY --db DB`);
+  2. samples --samples symbols (functions, methods, classes, structs, enums, traits,
+     interfaces; fixed --seed) from the index;
+  3. starts one long-lived `constellation serve COPY --db DB` and calls
+     `search_symbols` over MCP stdio (JSON-RPC `tools/call`) for each sample:
+     - exact: the symbol's own name. Rule (lenient): correct when the top hit has the
+       same name (case-sensitive), since several symbols may share one. Strict: the
+       top hit is the sampled symbol itself. Also printed: how many sampled names are
+       shared by several symbols;
+     - two parts: two distinct identifier parts of a name with at least two parts, in
+       random order (`response parse` for parseHTTPResponse); correct when the symbol
+       is in the top 5 (strict), or a symbol of the same name is (lenient);
+     - typo: one random substitution or deletion in a name of 5+ characters; correct
+       when the symbol is in the top 5 (strict), or a same-named one is (lenient);
+  4. latency of every call, from request to answer, through that one server (warm:
+     a first call loads the in-degrees before timing starts). The server checks the
+     index against the disk at most once per second before a call (a walk of the
+     tree), and those calls are included.
+
+How to run (after `cargo build --release`):
+
+    python3 bench/search.py [--samples 500] [--seed 16] [--work DIR]
+
+--work keeps the copy and its index in DIR between runs (made when missing); without
+it a temp dir is used and removed. The binary is $CONSTELLATION_BIN, else
+target/release/constellation.
+
+What it prints: the command, the corpus (crates, files, bytes, symbols), the index
+time, then per query class the hit rates and latency p50/p99 (nearest rank) in ms, and
+the worst examples. Exit status 0, or 2 when a prerequisite is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import math
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchlib import constellation_bin, die
+
+KINDS = ("function", "method", "class", "struct", "enum", "trait", "interface")
+
+
+def split_identifier(text: str) -> list[str]:
+    """The identifier parts, as `lang::identifiers::split_identifier` (ASCII rules)."""
+    parts: list[str] = []
+    cur = ""
+    for i, c in enumerate(text):
+        if not c.isalnum():
+            if cur:
+                parts.append(cur)
+            cur = ""
+            continue
+        if i > 0 and c.isupper():
+            prev = text[i - 1]
+            nxt = text[i + 1] if i + 1 < len(text) else ""
+            if prev.islower() or prev.isdigit() or (prev.isupper() and nxt.islower()):
+                if cur:
+                    parts.append(cur)
+                cur = ""
+        cur += c.lower()
+    if cur:
+        parts.append(cur)
+    return parts
+
+
+def copy_registry(dest: str) -> tuple[int, int, int]:
+    """Copies every crate of the registry sources to dest; (crates, files, bytes)."""
+    home = os.environ.get("CARGO_HOME") or os.path.expanduser("~/.cargo")
+    srcs = sorted(glob.glob(os.path.join(home, "registry", "src", "*", "*")))
+    if not srcs:
+        die(f"no crate sources under {home}/registry/src: build something with cargo first")
+    files = size = 0
+    for src in srcs:
+        target = os.path.join(dest, os.path.basename(src))
+        if not os.path.exists(target):
+            shutil.copytree(src, target, symlinks=True, ignore_dangling_symlinks=True)
+    for dirpath, _, names in os.walk(dest):
+        for n in names:
+            p = os.path.join(dirpath, n)
+            if os.path.isfile(p) and not os.path.islink(p):
+                files += 1
+                size += os.path.getsize(p)
+    return len(srcs), files, size
+
+
+class Server:
+    """`constellation serve ROOT --db DB` spoken to with JSON-RPC lines over stdio."""
+
+    def __init__(self, binary: str, root: str, db: str):
+        self.proc = subprocess.Popen(
+            [binary, "serve", root, "--db", db, "--quiet"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+        self.next_id = 1
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "search_bench", "version": "1"},
+            },
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg: dict) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(msg) + "\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict) -> dict:
+        rid = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                die(f"the server exited during {method}")
+            msg = json.loads(line)
+            if msg.get("id") == rid:
+                return msg
+
+    def search(self, query: str, limit: int) -> tuple[float, list[dict], dict]:
+        started = time.perf_counter()
+        result = self.request(
+            "tools/call",
+            {"name": "search_symbols", "arguments": {"query": query, "limit": limit}},
+        )["result"]
+        ms = (time.perf_counter() - started) * 1000
+        if result.get("isError"):
+            return ms, [], {"error": result["content"][0]["text"]}
+        answer = result["structuredContent"]
+        return ms, answer["hits"], answer
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def pct(n: int, d: int) -> str:
+    return f"{100.0 * n / d:.1f}% ({n}/{d})" if d else "n/a"
+
+
+def latency(ms: list[float]) -> str:
+    if not ms:
+        return "n/a"
+    s = sorted(ms)
+    p99 = s[max(0, math.ceil(0.99 * len(s)) - 1)]
+    return f"p50 {statistics.median(s):.2f} ms, p99 {p99:.2f} ms, max {s[-1]:.1f} ms"
+
+
+def typo(name: str, rng: random.Random) -> str:
+    i = rng.randrange(len(name))
+    if rng.random() < 0.5:
+        return name[:i] + name[i + 1 :]
+    letters = [c for c in "abcdefghijklmnopqrstuvwxyz" if c != name[i].lower()]
+    return name[:i] + rng.choice(letters) + name[i + 1 :]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--samples", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--work", help="keep the copy and index here between runs")
+    args = ap.parse_args()
+    binary = constellation_bin()
+    if not os.path.exists(binary):
+        die(f"{binary} is not built: run cargo build --release")
+    work = args.work or tempfile.mkdtemp(prefix="search-bench-")
+    os.makedirs(work, exist_ok=True)
+    root = os.path.join(work, "crates")
+    os.makedirs(root, exist_ok=True)
+    db = os.path.join(work, "index.db")
+    try:
+        crates, files, size = copy_registry(root)
+        cmd = [binary, "index", root, "--db", db, "--json", "--quiet"]
+        print("$ " + " ".join(cmd))
+        started = time.perf_counter()
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        index_s = time.perf_counter() - started
+        report = json.loads(out.strip().splitlines()[-1])
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        symbols = conn.execute(
+            "SELECT count(*) FROM nodes WHERE kind <> 'file' AND kind <> 'module'"
+        ).fetchone()[0]
+        code_files = conn.execute("SELECT count(*) FROM files WHERE language IS NOT NULL").fetchone()[0]
+        print(
+            f"corpus: cargo registry sources, {crates} crates, {files} files ({code_files} parsed as code), "
+            f"{size / 1e6:.0f} MB; {symbols} symbols (nodes other than files and modules)"
+        )
+        print(f"index: {index_s:.1f} s ({report.get('filesParsed', '?')} files parsed)")
+        rows = conn.execute(
+            "SELECT id, name FROM nodes WHERE kind IN (%s) ORDER BY id" % ",".join("?" * len(KINDS)),
+            KINDS,
+        ).fetchall()
+        rng = random.Random(args.seed)
+        sample = rng.sample(rows, min(args.samples, len(rows)))
+        name_counts: dict[str, int] = {}
+        for (name,) in conn.execute(
+            "SELECT name FROM nodes WHERE kind IN (%s)" % ",".join("?" * len(KINDS)), KINDS
+        ):
+            name_counts[name] = name_counts.get(name, 0) + 1
+        conn.close()
+
+        server = Server(binary, root, db)
+        server.search("warm up", 5)
+        classes: dict[str, dict] = {}
+
+        def record(cls: str, ms: float, strict: bool, lenient: bool, example: str) -> None:
+            c = classes.setdefault(cls, {"ms": [], "strict": 0, "lenient": 0, "n": 0, "misses": []})
+            c["ms"].append(ms)
+            c["n"] += 1
+            c["strict"] += strict
+            c["lenient"] += lenient
+            if not lenient and len(c["misses"]) < 8:
+                c["misses"].append(example)
+
+        shared = 0
+        for node_id, name in sample:
+            shared += name_counts.get(name, 1) > 1
+            ms, hits, _ = server.search(name, 5)
+            top = hits[0] if hits else None
+            record(
+                "exact",
+                ms,
+                bool(top) and top["node_id"] == node_id,
+                bool(top) and top["name"] == name,
+                f"{name!r} -> {top['qualified_name'] if top else None}",
+            )
+            parts = split_identifier(name)
+            if len(parts) >= 2 and len(set(parts)) >= 2:
+                i, j = rng.sample(range(len(parts)), 2)
+                while parts[i] == parts[j]:
+                    i, j = rng.sample(range(len(parts)), 2)
+                q = f"{parts[i]} {parts[j]}"
+                ms, hits, _ = server.search(q, 5)
+                record(
+                    "two parts",
+                    ms,
+                    any(h["node_id"] == node_id for h in hits),
+                    any(h["name"] == name for h in hits),
+                    f"{q!r} for {name!r} -> {[h['name'] for h in hits]}",
+                )
+            if len(name) >= 5:
+                q = typo(name, rng)
+                ms, hits, answer = server.search(q, 5)
+                record(
+                    "typo",
+                    ms,
+                    any(h["node_id"] == node_id for h in hits),
+                    any(h["name"] == name for h in hits),
+                    f"{q!r} for {name!r} -> {[h['name'] for h in hits]}",
+                )
+        server.close()
+
+        print(f"sampled {len(sample)} symbols (seed {args.seed}); {pct(shared, len(sample))} have a name shared by several symbols")
+        targets = {"exact": "top hit has the name >= 99%", "two parts": "in top 5 >= 90%", "typo": "in top 5 >= 80%"}
+        all_ms: list[float] = []
+        for cls, c in classes.items():
+            all_ms += c["ms"]
+            print(f"{cls}: {c['n']} queries (target: {targets[cls]})")
+            if cls == "exact":
+                print(f"  lenient (top hit has the sampled name): {pct(c['lenient'], c['n'])}")
+                print(f"  strict (top hit is the sampled symbol): {pct(c['strict'], c['n'])}")
+            else:
+                print(f"  strict (the sampled symbol in the top 5): {pct(c['strict'], c['n'])}")
+                print(f"  lenient (a symbol of that name in the top 5): {pct(c['lenient'], c['n'])}")
+            print(f"  latency: {latency(c['ms'])}")
+            for m in c["misses"]:
+                print(f"    miss: {m}")
+        print(f"all queries: {len(all_ms)}, latency {latency(all_ms)} (target p50 <= 5 ms, p99 <= 30 ms)")
+        slow = sum(1 for m in all_ms if m > 30)
+        print(f"  calls over 30 ms: {pct(slow, len(all_ms))}")
+        # What the once-a-second freshness check costs: a walk and stat of the tree.
+        checks = []
+        for _ in range(3):
+            started = time.perf_counter()
+            subprocess.run([binary, "index", root, "--db", db, "--check", "--quiet"], capture_output=True)
+            checks.append((time.perf_counter() - started) * 1000)
+        print(
+            f"  the freshness check the server runs before a call at most once a second "
+            f"(index --check, process start included): median {statistics.median(checks):.0f} ms"
+        )
+    finally:
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

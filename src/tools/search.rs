@@ -1,0 +1,570 @@
+//! `search_symbols`: full-text search over symbol names, qualified names, file paths and
+//! signatures (the FTS5 table `symbol_search`, schema/010), ranked for people looking
+//! for a definition.
+//!
+//! Ranking, in tiers (each tier above every score of the one below):
+//! 1. exact: the name equals the query's last segment (case-insensitive); with a
+//!    qualified query (`Shape::area`, `pkg.mod.f`) the segments must match too, which
+//!    ranks higher still;
+//! 2. prefix: the whole name starts with the query;
+//! 3. fts: every query term matches a column (the last term as a prefix); ranked by
+//!    how much of the name the terms cover, then BM25 (name and identifier parts
+//!    weigh most, then enclosing names, path, signature);
+//! 4. fuzzy, only when no name matched the query or held all its words: names within
+//!    edit distance 1-2 (optimal string alignment) of the query, found through the
+//!    terms sharing its first or last half; above the weaker word matches.
+//!
+//! Within a tier, popularity breaks ties: ln(1 + in-degree), the number of resolved
+//! edges (calls, imports, bases) reaching the node. In-degree rather than PageRank
+//! because it costs one pass over an index per generation, where PageRank needs the
+//! whole symbol graph loaded; over call graphs the two order the top nodes alike.
+
+use std::collections::HashSet;
+
+use rusqlite::Connection;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::lang::identifiers::{name_token, split_identifier};
+use crate::lang::Language;
+use crate::store::symbol_search::{self as rows, SymbolRow};
+
+use super::symbol_names::{names_node, parse_name, NameQuery};
+use super::symbol_summary::count_tokens;
+use super::workspace::Workspace;
+use super::ToolError;
+
+/// Default `budget_tokens`.
+pub const DEFAULT_BUDGET: usize = 3000;
+/// Default `limit`.
+pub const DEFAULT_LIMIT: usize = 20;
+/// Largest `limit`.
+pub const MAX_LIMIT: usize = 200;
+/// Most exact-name candidates ranked per query.
+const EXACT_CAP: usize = 100_000;
+/// Most full-text candidates ranked per query (without a path filter).
+const FTS_CAP: usize = 300;
+/// Most full-text candidates read when a path glob filters them afterwards.
+const FTS_CAP_FILTERED: usize = 3000;
+/// Most names suggested by the typo fallback.
+const FUZZY_NAMES: usize = 5;
+
+/// The node kinds a `kind` filter accepts.
+pub const KINDS: &[&str] = &[
+    "file",
+    "module",
+    "function",
+    "method",
+    "class",
+    "struct",
+    "enum",
+    "trait",
+    "interface",
+];
+
+/// Arguments of `search_symbols`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// What to look for: a name (`parseHTTPResponse`), words of one (`response parse`;
+    /// the last word also matches as a prefix, `pars*` makes any word one), a qualified
+    /// name (`Shape::area`, `crate::geo::area`, `pkg.mod.Class.method`) or a file path.
+    pub query: String,
+    /// Only nodes of this kind: file, module, function, method, class, struct, enum,
+    /// trait, interface.
+    pub kind: Option<String>,
+    /// Only nodes of files in this language: rust, python, javascript, typescript, tsx,
+    /// go, java, c, cpp.
+    pub language: Option<String>,
+    /// Only nodes of files whose root-relative path matches this glob (`src/**/*.rs`).
+    pub path: Option<String>,
+    /// Most hits (default 20, max 200).
+    pub limit: Option<usize>,
+    /// Token budget of the answer (cl100k_base; default 3000): hits are cut to fit.
+    pub budget_tokens: Option<usize>,
+    #[serde(rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+}
+
+/// One search hit.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct SearchHit {
+    /// `nodes.id` (valid for this index generation).
+    pub node_id: i64,
+    /// The node key (`func:src/a.rs::Shape::area`), stable across runs.
+    pub key: String,
+    pub kind: String,
+    pub name: String,
+    pub qualified_name: String,
+    /// Root-relative path of the defining file.
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub signature: Option<String>,
+    /// Ranking score (higher first; comparable within one answer only).
+    pub score: f64,
+    /// How the hit matched: `exact` (the name, or the qualified name), `prefix` (the
+    /// name starts with the query), `fts` (words of the query), `fuzzy` (a name within
+    /// edit distance 1-2 of the query, when no name matched it or held all its words).
+    #[serde(rename = "match")]
+    pub match_kind: String,
+}
+
+/// The answer of `search_symbols`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct SearchAnswer {
+    pub query: String,
+    /// The hits, best first.
+    pub hits: Vec<SearchHit>,
+    /// Hits found in all (the shown ones included); a lower bound when `more_may_exist`.
+    pub total: usize,
+    /// True when hits were left out (by `limit` or by `budget_tokens`).
+    pub truncated: bool,
+    /// How many found hits were left out.
+    pub more: usize,
+    /// True when further matches may exist beyond `total`: the search stopped at a
+    /// candidate cap, or the exact names filled `limit` and longer names were not looked
+    /// up.
+    pub more_may_exist: bool,
+    /// True when no name matched the query (or held all its words) and names close to
+    /// it were added: hits with match `fuzzy`.
+    pub fuzzy: bool,
+    /// The close names the typo fallback found ("did you mean").
+    pub did_you_mean: Vec<String>,
+    /// What was cut and how to get the rest, when something was.
+    pub note: Option<String>,
+    /// Tokens of this answer (cl100k_base), approximately.
+    pub tokens: usize,
+}
+
+/// A candidate before rendering.
+struct Scored {
+    row: SymbolRow,
+    score: f64,
+    match_kind: &'static str,
+}
+
+/// What the query asks for, parsed once.
+struct Parsed {
+    /// The name query (`Shape::area` → segments `Shape`, `area`).
+    name: NameQuery,
+    /// The whole-name token of the last segment (`parsehttpresponse`).
+    token: Option<String>,
+    /// Lowercase identifier parts of the whole query, with whether each is a prefix.
+    terms: Vec<(String, bool)>,
+}
+
+fn parse_query(query: &str) -> Parsed {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    let mut terms: Vec<(String, bool)> = Vec::new();
+    for w in &words {
+        let explicit = w.ends_with('*');
+        let parts = split_identifier(w.trim_end_matches('*'));
+        let n = parts.len();
+        for (i, p) in parts.into_iter().enumerate() {
+            terms.push((p, explicit && i + 1 == n));
+        }
+    }
+    // The last term is always a prefix: people type names from the start.
+    if let Some(last) = terms.last_mut() {
+        last.1 = true;
+    }
+    let single = (words.len() == 1).then(|| words[0].trim_end_matches('*'));
+    let name = single.map(parse_name).unwrap_or(NameQuery {
+        path: None,
+        segments: Vec::new(),
+    });
+    let token = single.and_then(|w| {
+        let last = if w.contains("::") || !w.contains('/') {
+            name.segments.last().map(String::as_str).unwrap_or(w)
+        } else {
+            w
+        };
+        let t = name_token(last);
+        (!t.trim_matches('_').is_empty()).then_some(t)
+    });
+    Parsed { name, token, terms }
+}
+
+/// An FTS5 string literal.
+fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// `search_symbols`: see the module docs for the ranking.
+///
+/// Errors: `invalid_argument` for an empty query or a `limit` of 0 or above 200;
+/// `invalid_filter` for an unknown kind or language or a glob that does not compile;
+/// `budget_too_small`; `database_error`.
+pub fn search_symbols(ws: &Workspace, args: &SearchArgs) -> Result<SearchAnswer, ToolError> {
+    let conn = ws.store().conn()?;
+    let degrees = ws.in_degrees()?;
+    search(&conn, &degrees, args)
+}
+
+/// [`search_symbols`] on a connection, with the in-degrees of the nodes (`degrees[id]`).
+pub fn search(
+    conn: &Connection,
+    degrees: &[u32],
+    args: &SearchArgs,
+) -> Result<SearchAnswer, ToolError> {
+    let query = args.query.trim();
+    if query.is_empty() || query.chars().all(|c| !c.is_alphanumeric()) {
+        return Err(ToolError::InvalidArgument(
+            "query is empty; give a name, words of a name, or a qualified name".into(),
+        ));
+    }
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(ToolError::InvalidArgument(format!(
+            "limit {limit} is outside 1-{MAX_LIMIT}"
+        )));
+    }
+    let budget = args.budget_tokens.unwrap_or(DEFAULT_BUDGET);
+    let mut filters = String::new();
+    if let Some(k) = &args.kind {
+        if !KINDS.contains(&k.as_str()) {
+            return Err(ToolError::InvalidFilter(format!(
+                "unknown kind {k:?}; one of {}",
+                KINDS.join(", ")
+            )));
+        }
+        filters.push_str(&format!(" AND kind:{}", quoted(k)));
+    }
+    if let Some(l) = &args.language {
+        if Language::from_name(l).is_none() {
+            return Err(ToolError::InvalidFilter(format!(
+                "unknown language {l:?}; one of rust, python, javascript, typescript, tsx, go, java, c, cpp"
+            )));
+        }
+        filters.push_str(&format!(" AND language:{}", quoted(l)));
+    }
+    let glob = match &args.path {
+        Some(p) => Some(
+            globset::GlobBuilder::new(p)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| ToolError::InvalidFilter(format!("glob {p:?} is not valid: {e}")))?
+                .compile_matcher(),
+        ),
+        None => None,
+    };
+    let path_ok = |p: &str| glob.as_ref().is_none_or(|g| g.is_match(p));
+    let pop = |id: i64| {
+        let d = usize::try_from(id)
+            .ok()
+            .and_then(|i| degrees.get(i))
+            .copied()
+            .unwrap_or(0);
+        f64::from(d).ln_1p()
+    };
+
+    let parsed = parse_query(query);
+    let mut found: Vec<Scored> = Vec::new();
+    let mut seen: HashSet<i64> = HashSet::new();
+    let mut capped = false;
+    // Whether some hit has the query's name, starts with it, or holds all its words;
+    // without one, the names close to the query are added (typo fallback).
+    let mut strong = false;
+    // How many candidates were found but not read (exact matches beyond what is shown).
+    let mut unread = 0usize;
+
+    // 1. exact names
+    if let Some(token) = &parsed.token {
+        let ids = rows::matching_ids(conn, &format!("name:{}{filters}", quoted(token)), EXACT_CAP)?;
+        capped |= ids.len() >= EXACT_CAP;
+        let qualified = parsed.name.segments.len() > 1 || parsed.name.path.is_some();
+        // The name as typed, case included, before other spellings of it, then by
+        // popularity: both known before any row is read.
+        let as_typed: HashSet<i64> = match parsed.name.segments.last() {
+            Some(n) => rows::ids_named(conn, n)?.into_iter().collect(),
+            None => HashSet::new(),
+        };
+        let mut ranked: Vec<(f64, i64)> = ids
+            .iter()
+            .map(|&id| {
+                (
+                    pop(id) + if as_typed.contains(&id) { 100.0 } else { 0.0 },
+                    id,
+                )
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        // A qualified query ranks by whether the segments match, so it reads every
+        // candidate (up to a cap); a bare name reads only what it shows.
+        let want = if qualified { 5000 } else { limit };
+        let mut taken = 0;
+        for (i, &(p, id)) in ranked.iter().enumerate() {
+            if taken >= want {
+                unread = ranked.len() - i;
+                break;
+            }
+            let Some(row) = rows::symbol_by_id(conn, id)? else {
+                continue;
+            };
+            if !path_ok(&row.path) {
+                continue;
+            }
+            seen.insert(id);
+            taken += 1;
+            strong = true;
+            let full = qualified
+                && names_node(
+                    &parsed.name,
+                    &row.path,
+                    &row.qualified_name,
+                    &row.kind,
+                    true,
+                );
+            found.push(Scored {
+                score: if full { 4000.0 } else { 2000.0 } + p,
+                match_kind: "exact",
+                row,
+            });
+        }
+    }
+
+    // 2. and 3. prefixes and words, when the exact names do not fill the answer (when
+    // they do, longer names may match too: said by `more_may_exist`)
+    if found.len() >= limit {
+        capped = true;
+    } else if !parsed.terms.is_empty() {
+        let expr_with = |short_prefix: bool| {
+            parsed
+                .terms
+                .iter()
+                .map(|(t, prefix)| {
+                    let star = *prefix && (short_prefix || t.chars().count() >= 3);
+                    format!("{}{}", quoted(t), if star { "*" } else { "" })
+                })
+                .collect::<Vec<_>>()
+                .join(" AND ")
+        };
+        let expr = expr_with(true);
+        // Over paths and signatures an implicit prefix of one or two letters matches
+        // nearly everything (`sr*`: every `src`): whole words there, unless the `*` was
+        // typed.
+        let wide_expr = expr_with(query.ends_with('*'));
+        // Words of the name first; the other columns (enclosing names, path,
+        // signature) only when those do not fill the answer: a narrower match is both
+        // the better hit and the cheaper query.
+        let cap = if glob.is_some() {
+            FTS_CAP_FILTERED
+        } else {
+            FTS_CAP
+        };
+        let mut ids = rows::ranked_ids(conn, &format!("{{name parts}} : ({expr}){filters}"), cap)?;
+        if ids.len() < limit.max(10) {
+            let named: HashSet<i64> = ids.iter().map(|x| x.0).collect();
+            let wide = rows::ranked_ids(
+                conn,
+                &format!("{{name parts scope path signature}} : ({wide_expr}){filters}"),
+                cap,
+            )?;
+            ids.extend(wide.into_iter().filter(|x| !named.contains(&x.0)));
+        }
+        capped |= ids.len() >= cap;
+        let best = ids.iter().map(|x| x.1).fold(1e-9, f64::max);
+        let query_parts: Vec<&str> = parsed.terms.iter().map(|(t, _)| t.as_str()).collect();
+        let prefix_token = parsed.token.as_deref();
+        for (id, bm25) in ids {
+            if seen.contains(&id) {
+                continue;
+            }
+            let Some(row) = rows::symbol_by_id(conn, id)? else {
+                continue;
+            };
+            if !path_ok(&row.path) {
+                continue;
+            }
+            seen.insert(id);
+            let name_parts = split_identifier(&row.name);
+            // How many query words are parts of the name (the last one may be a
+            // prefix of one), and how many of them exactly.
+            let mut covered = 0usize;
+            let mut whole = 0usize;
+            for (i, q) in query_parts.iter().enumerate() {
+                if name_parts.iter().any(|n| n == q) {
+                    covered += 1;
+                    whole += 1;
+                } else if i + 1 == query_parts.len() && name_parts.iter().any(|n| n.starts_with(q))
+                {
+                    covered += 1;
+                }
+            }
+            let coverage = covered as f64 / query_parts.len().max(1) as f64;
+            let extra = name_parts.len().saturating_sub(covered) as f64;
+            let is_prefix = prefix_token.is_some_and(|t| name_token(&row.name).starts_with(t));
+            strong |= is_prefix || covered == query_parts.len();
+            let base = if is_prefix { 500.0 } else { 0.0 };
+            found.push(Scored {
+                score: base + 40.0 * coverage + 4.0 * whole as f64 - 3.0 * extra
+                    + 10.0 * (bm25 / best)
+                    + pop(id),
+                match_kind: if is_prefix { "prefix" } else { "fts" },
+                row,
+            });
+        }
+    }
+
+    // 4. typo fallback: names close to the query when nothing matched its name or all
+    // its words; the best of each close name first, so several names show.
+    let mut did_you_mean = Vec::new();
+    let mut fuzzy = false;
+    if !strong {
+        if let Some(token) = &parsed.token {
+            for (name_tok, distance) in close_names(conn, token)? {
+                let ids = rows::matching_ids(
+                    conn,
+                    &format!("name:{}{filters}", quoted(&name_tok)),
+                    EXACT_CAP,
+                )?;
+                let mut ranked: Vec<(f64, i64)> = ids.iter().map(|&id| (pop(id), id)).collect();
+                ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                let mut taken = 0;
+                for (p, id) in ranked {
+                    if taken >= limit {
+                        unread += 1;
+                        continue;
+                    }
+                    if seen.contains(&id) {
+                        continue;
+                    }
+                    let Some(row) = rows::symbol_by_id(conn, id)? else {
+                        continue;
+                    };
+                    if !path_ok(&row.path) {
+                        continue;
+                    }
+                    seen.insert(id);
+                    if taken == 0 {
+                        did_you_mean.push(row.name.clone());
+                    }
+                    fuzzy = true;
+                    found.push(Scored {
+                        score: 100.0 - 20.0 * distance as f64 - 5.0 * taken as f64 + p,
+                        match_kind: "fuzzy",
+                        row,
+                    });
+                    taken += 1;
+                }
+            }
+        }
+    }
+
+    found.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.row.path.cmp(&b.row.path))
+            .then(a.row.id.cmp(&b.row.id))
+    });
+    let total = found.len() + unread;
+    let hits: Vec<SearchHit> = found
+        .into_iter()
+        .take(limit)
+        .map(|s| SearchHit {
+            node_id: s.row.id,
+            key: s.row.key,
+            kind: s.row.kind,
+            name: s.row.name,
+            qualified_name: s.row.qualified_name,
+            path: s.row.path,
+            start_line: s.row.start_line,
+            end_line: s.row.end_line,
+            signature: s.row.signature,
+            score: (s.score * 1000.0).round() / 1000.0,
+            match_kind: s.match_kind.to_string(),
+        })
+        .collect();
+    let mut answer = SearchAnswer {
+        query: query.to_string(),
+        hits,
+        total,
+        truncated: false,
+        more: 0,
+        more_may_exist: capped,
+        fuzzy,
+        did_you_mean,
+        note: None,
+        tokens: 0,
+    };
+    fit_hits(&mut answer, limit, budget)?;
+    Ok(answer)
+}
+
+/// Cuts `answer.hits` until its JSON fits `budget` tokens; fills `truncated`, `more`,
+/// `note` and `tokens`.
+fn fit_hits(answer: &mut SearchAnswer, limit: usize, budget: usize) -> Result<(), ToolError> {
+    let all = answer.hits.len();
+    loop {
+        let shown = answer.hits.len();
+        answer.more = answer.total.saturating_sub(shown);
+        answer.truncated = answer.more > 0 || answer.more_may_exist;
+        answer.note = if shown < all {
+            Some(format!(
+                "{} more hit(s) did not fit budget_tokens {budget}: raise budget_tokens, or narrow the search with kind, language or path",
+                answer.more
+            ))
+        } else if answer.truncated {
+            Some(format!(
+                "{}{} more hit(s): raise limit (now {limit}, max {MAX_LIMIT}) or narrow the search with kind, language or path",
+                if answer.more_may_exist { "at least " } else { "" },
+                answer.more
+            ))
+        } else {
+            None
+        };
+        answer.tokens = 0;
+        let text =
+            serde_json::to_string(&answer).map_err(|e| ToolError::Internal(e.to_string()))?;
+        let tokens = count_tokens(&text) + 8;
+        answer.tokens = tokens;
+        if tokens <= budget {
+            return Ok(());
+        }
+        if shown == 0 {
+            return Err(ToolError::BudgetTooSmall(format!(
+                "the smallest answer takes {tokens} tokens (cl100k_base); raise budget_tokens to at least {tokens}"
+            )));
+        }
+        // Tokens per hit are about even: cut to the share that fits, at least one less.
+        let keep = (shown * budget / tokens).min(shown - 1);
+        answer.hits.truncate(keep);
+    }
+}
+
+/// Names (whole-name tokens) within edit distance 1 (names under 5 characters) or 2 of
+/// `token`, closest first, at most [`FUZZY_NAMES`]. A name one or two edits away
+/// shares the first or the last half of `token` unless the edits fall in both halves,
+/// so the candidates are the terms that start with its first half and those that end
+/// with its last half (the reversed names, column `rname`).
+fn close_names(conn: &Connection, token: &str) -> Result<Vec<(String, usize)>, ToolError> {
+    let chars: Vec<char> = token.chars().collect();
+    if chars.len() < 3 {
+        return Ok(Vec::new());
+    }
+    let max = if chars.len() < 5 { 1 } else { 2 };
+    let half = chars.len() / 2;
+    let head: String = chars[..half.max(2)].iter().collect();
+    let tail: String = chars[half.min(chars.len() - 2)..].iter().rev().collect();
+    let mut candidates: Vec<String> =
+        rows::terms_in_range(conn, "name", &head, &format!("{head}\u{10FFFF}"), 50_000)?;
+    candidates.extend(
+        rows::terms_in_range(conn, "rname", &tail, &format!("{tail}\u{10FFFF}"), 50_000)?
+            .into_iter()
+            .map(|t| t.chars().rev().collect::<String>()),
+    );
+    let mut close: Vec<(String, usize)> = candidates
+        .into_iter()
+        .filter(|c| c.chars().count().abs_diff(chars.len()) <= max)
+        .map(|c| {
+            let d = strsim::osa_distance(&c, token);
+            (c, d)
+        })
+        .filter(|(_, d)| *d >= 1 && *d <= max)
+        .collect();
+    close.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+    close.dedup_by(|a, b| a.0 == b.0);
+    close.truncate(FUZZY_NAMES);
+    Ok(close)
+}
