@@ -17,6 +17,9 @@ use rusqlite::{Connection, TransactionBehavior};
 
 use super::error::{classify, StoreError};
 
+/// How long a connection waits for another one's lock before `database is locked`.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How a file's connections are set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Journal {
@@ -33,7 +36,7 @@ impl Journal {
     /// The per-connection pragmas: the journal, a 10 s busy timeout, foreign keys on,
     /// temporary tables in memory, a page cache of at most 64 MiB.
     pub fn configure(self, conn: &mut Connection) -> rusqlite::Result<()> {
-        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.execute_batch(match self {
             Journal::Wal => "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
             Journal::Private => "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;",
@@ -82,18 +85,35 @@ impl DatabaseFile {
                 source,
             })?;
         }
-        {
-            let mut conn = Connection::open(path).map_err(|e| classify(path, e))?;
-            journal
-                .configure(&mut conn)
-                .map_err(|e| classify(path, e))?;
-            self.migrate(&mut conn, path)?;
+        // Switching a new file to WAL needs a lock SQLite does not wait for (no busy
+        // handler): when another process is creating the same file at that moment,
+        // this one tries again, for as long as the busy timeout would have waited.
+        let started = std::time::Instant::now();
+        loop {
+            match self.set_up(path, journal) {
+                Err(StoreError::Sqlite(e))
+                    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && started.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                done => break done?,
+            }
         }
         let manager = SqliteConnectionManager::file(path).with_init(move |c| journal.configure(c));
         Ok(r2d2::Pool::builder()
             .max_size(self.pool_size)
             .min_idle(Some(1))
             .build(manager)?)
+    }
+
+    /// Opens one connection to `path`, sets it up for `journal` and migrates the file.
+    fn set_up(&self, path: &Path, journal: Journal) -> Result<(), StoreError> {
+        let mut conn = Connection::open(path).map_err(|e| classify(path, e))?;
+        journal
+            .configure(&mut conn)
+            .map_err(|e| classify(path, e))?;
+        self.migrate(&mut conn, path)
     }
 
     /// Brings `conn` (the file at `path`) to [`DatabaseFile::version`]: nothing to do
