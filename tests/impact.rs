@@ -113,6 +113,21 @@ fn impact_of_a_class_groups_by_file_with_chains_and_tests() {
         tests_of(&v),
         vec![(s("tests/test_keeper.py"), Some(s("test_feed")), 3, true)]
     );
+    // The spellings get_symbol_source reads name the same node: a dotted Python name
+    // and a file path with the qualified name.
+    for spelling in [
+        "zoo.animals.Animal",
+        "zoo/animals.py::Animal",
+        "zoo.animals.Animal.__init__",
+    ] {
+        let v = impact(&root, &db, &[spelling], 0);
+        let want = if spelling.ends_with("__init__") {
+            "func:zoo/animals.py::Animal::__init__"
+        } else {
+            "class:zoo/animals.py::Animal"
+        };
+        assert_eq!(v["target"], want, "{spelling}");
+    }
     // A constructor runs wherever its class is built: the class's dependents are its own.
     let v = impact(&root, &db, &["func:zoo/animals.py::Animal::__init__"], 0);
     assert_eq!(v["dependents_total"], 5);

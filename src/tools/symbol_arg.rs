@@ -7,6 +7,7 @@
 
 use petgraph::graph::NodeIndex;
 
+use super::symbol_names::{names_node, parse_name};
 use super::symbol_summary::resolve_seed;
 use super::ToolError;
 use crate::graph::SymbolGraph;
@@ -14,8 +15,9 @@ use crate::graph::SymbolGraph;
 /// The node `arg` names, tried in this order: a node key (`func:src/a.py::f`,
 /// `class:src/a.py::Shape`, `file:src/a.py`), a numeric `nodes.id`, a root-relative
 /// file path (`src/a.py`, `./src/a.py`), then a qualified name (`Shape::area`), a bare
-/// name or a label (`fn area()`) naming exactly one node. `what` names the argument in
-/// messages.
+/// name or a label (`fn area()`) naming exactly one node, then the other spellings of
+/// `get_symbol_source` ([`parse_name`]): `crate::geo::area`, `pkg.mod.Class.method`,
+/// `src/shapes.ts::Shape.area`. `what` names the argument in messages.
 ///
 /// Errors: `not_found` when nothing matches, `invalid_argument` when several nodes do
 /// (the message lists up to three keys).
@@ -27,7 +29,18 @@ pub fn symbol_arg(g: &SymbolGraph, what: &str, arg: &str) -> Result<NodeIndex, T
     if let Some(ix) = arg.parse::<i64>().ok().and_then(|id| g.by_id(id)) {
         return Ok(ix);
     }
-    let found = resolve_seed(g, arg);
+    let mut found = resolve_seed(g, arg);
+    if found.is_empty() {
+        let q = parse_name(arg);
+        found = g
+            .graph
+            .node_indices()
+            .filter(|&ix| {
+                let n = g.node(ix);
+                names_node(&q, &n.path, &n.qualified_name, &n.kind, false)
+            })
+            .collect();
+    }
     match found.as_slice() {
         [one] => Ok(*one),
         [] => Err(ToolError::NotFound(format!(
