@@ -3,7 +3,9 @@ so this folder is on sys.path)."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -23,3 +25,58 @@ def constellation_bin() -> str:
         return env
     rel = os.path.join("target", "release", "constellation")
     return os.path.abspath(rel) if os.path.exists(rel) else os.path.join(REPO, rel)
+
+
+class McpServer:
+    """`constellation serve ROOT --db DB` spoken to with JSON-RPC lines over stdio:
+    initialized on start; `call` answers a tool's `result`, `close` ends it."""
+
+    def __init__(self, binary: str, root: str, db: str, client: str):
+        self.proc = subprocess.Popen(
+            [binary, "serve", root, "--db", db, "--quiet"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+        self.next_id = 1
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": client, "version": "1"},
+            },
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg: dict) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(msg) + "\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict) -> dict:
+        rid = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                die(f"the server exited during {method}")
+            msg = json.loads(line)
+            if msg.get("id") == rid:
+                return msg
+
+    def call(self, name: str, args: dict) -> dict:
+        return self.request("tools/call", {"name": name, "arguments": args})["result"]
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()

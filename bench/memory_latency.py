@@ -32,7 +32,6 @@ Exit status 0, or 2 when a prerequisite is missing.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import shutil
@@ -43,7 +42,7 @@ import sysconfig
 import tempfile
 import time
 
-from benchlib import constellation_bin, die
+from benchlib import McpServer, constellation_bin, die
 
 
 def copy_stdlib(dest: str) -> tuple[int, int]:
@@ -66,61 +65,7 @@ def copy_stdlib(dest: str) -> tuple[int, int]:
     return files, size
 
 
-class Server:
-    """`constellation serve ROOT --db DB` spoken to with JSON-RPC lines over stdio."""
-
-    def __init__(self, binary: str, root: str, db: str):
-        self.proc = subprocess.Popen(
-            [binary, "serve", root, "--db", db, "--quiet"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
-        self.next_id = 1
-        self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "memory_latency", "version": "1"},
-            },
-        )
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, msg: dict) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(msg) + "\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict) -> dict:
-        rid = self.next_id
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        assert self.proc.stdout is not None
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                die(f"the server exited during {method}")
-            msg = json.loads(line)
-            if msg.get("id") == rid:
-                return msg
-
-    def call(self, name: str, args: dict) -> dict:
-        return self.request("tools/call", {"name": name, "arguments": args})["result"]
-
-    def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def task_write(server: Server, i: int) -> tuple[float, bool]:
+def task_write(server: McpServer, i: int) -> tuple[float, bool]:
     """One `update_tasks` call; returns (milliseconds, succeeded)."""
     args = {
         "sessionId": "latency-bench",
@@ -154,7 +99,7 @@ def measure(label: str, binary: str, root: str, work: str, idle: int, pause: flo
     )
     print(f"[{label}] {binary}")
     print(f"[{label}] first index: {time.perf_counter() - started:.1f} s")
-    server = Server(binary, root, db)
+    server = McpServer(binary, root, db, "memory_latency")
     try:
         quiet = [task_write(server, i)[0] for i in range(idle)]
         print(f"[{label}] idle task writes: {figures(quiet)}")

@@ -52,7 +52,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import constellation_bin, die
+from benchlib import McpServer, constellation_bin, die
 
 KINDS = ("function", "method", "class", "struct", "enum", "trait", "interface")
 
@@ -100,67 +100,15 @@ def copy_registry(dest: str) -> tuple[int, int, int]:
     return len(srcs), files, size
 
 
-class Server:
-    """`constellation serve ROOT --db DB` spoken to with JSON-RPC lines over stdio."""
-
-    def __init__(self, binary: str, root: str, db: str):
-        self.proc = subprocess.Popen(
-            [binary, "serve", root, "--db", db, "--quiet"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
-        self.next_id = 1
-        self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "search_bench", "version": "1"},
-            },
-        )
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, msg: dict) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(msg) + "\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict) -> dict:
-        rid = self.next_id
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        assert self.proc.stdout is not None
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                die(f"the server exited during {method}")
-            msg = json.loads(line)
-            if msg.get("id") == rid:
-                return msg
-
-    def search(self, query: str, limit: int) -> tuple[float, list[dict], dict]:
-        started = time.perf_counter()
-        result = self.request(
-            "tools/call",
-            {"name": "search_symbols", "arguments": {"query": query, "limit": limit}},
-        )["result"]
-        ms = (time.perf_counter() - started) * 1000
-        if result.get("isError"):
-            return ms, [], {"error": result["content"][0]["text"]}
-        answer = result["structuredContent"]
-        return ms, answer["hits"], answer
-
-    def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+def search(server: McpServer, query: str, limit: int) -> tuple[float, list[dict], dict]:
+    """One `search_symbols` call: (milliseconds, hits, whole answer or {"error": text})."""
+    started = time.perf_counter()
+    result = server.call("search_symbols", {"query": query, "limit": limit})
+    ms = (time.perf_counter() - started) * 1000
+    if result.get("isError"):
+        return ms, [], {"error": result["content"][0]["text"]}
+    answer = result["structuredContent"]
+    return ms, answer["hits"], answer
 
 
 def pct(n: int, d: int) -> str:
@@ -228,8 +176,8 @@ def main() -> None:
             name_counts[name] = name_counts.get(name, 0) + 1
         conn.close()
 
-        server = Server(binary, root, db)
-        server.search("warm up", 5)
+        server = McpServer(binary, root, db, "search_bench")
+        search(server, "warm up", 5)
         classes: dict[str, dict] = {}
 
         def record(cls: str, ms: float, strict: bool, lenient: bool, example: str) -> None:
@@ -244,7 +192,7 @@ def main() -> None:
         shared = 0
         for node_id, name in sample:
             shared += name_counts.get(name, 1) > 1
-            ms, hits, _ = server.search(name, 5)
+            ms, hits, _ = search(server, name, 5)
             top = hits[0] if hits else None
             record(
                 "exact",
@@ -259,7 +207,7 @@ def main() -> None:
                 while parts[i] == parts[j]:
                     i, j = rng.sample(range(len(parts)), 2)
                 q = f"{parts[i]} {parts[j]}"
-                ms, hits, _ = server.search(q, 5)
+                ms, hits, _ = search(server, q, 5)
                 record(
                     "two parts",
                     ms,
@@ -269,7 +217,7 @@ def main() -> None:
                 )
             if len(name) >= 5:
                 q = typo(name, rng)
-                ms, hits, answer = server.search(q, 5)
+                ms, hits, answer = search(server, q, 5)
                 record(
                     "typo",
                     ms,

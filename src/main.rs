@@ -417,6 +417,16 @@ fn open_workspace(root: &Path, g: &Global) -> Result<Workspace> {
     Workspace::open(root, g.db.as_deref(), options(g)).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
+/// [`open_workspace`], then (when `refresh`) the index brought up to date with the disk.
+fn open_fresh_workspace(root: &Path, g: &Global, refresh: bool) -> Result<Workspace> {
+    let ws = open_workspace(root, g)?;
+    if refresh {
+        ws.refresh(false, &|_| {})
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    Ok(ws)
+}
+
 fn main() {
     let cli = Cli::parse();
     init_logging(&cli.global);
@@ -704,11 +714,7 @@ fn run(cli: Cli) -> Result<i32> {
             json,
             no_refresh,
         } => {
-            let ws = open_workspace(&root, &g)?;
-            if !no_refresh {
-                ws.refresh(false, &|_| {})
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
-            }
+            let ws = open_fresh_workspace(&root, &g, !no_refresh)?;
             let args = constellation::tools::search::SearchArgs {
                 query,
                 kind,
@@ -756,11 +762,7 @@ fn run(cli: Cli) -> Result<i32> {
             json,
             no_refresh,
         } => {
-            let ws = open_workspace(&root, &g)?;
-            if !no_refresh {
-                ws.refresh(false, &|_| {})
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
-            }
+            let ws = open_fresh_workspace(&root, &g, !no_refresh)?;
             let args = constellation::tools::symbol_source::SourceArgs {
                 symbol,
                 include: (!include.is_empty()).then_some(include),

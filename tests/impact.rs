@@ -5,7 +5,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::mcp::{handshake, Client};
 use serde_json::{json, Value};
@@ -472,28 +471,6 @@ fn mcp_round_trip_schemas_and_budget() {
     assert_eq!(text.lines().count(), 1);
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 const APP_V1: &str = "def keep():\n    return \"k\"\n\n\ndef change():\n    return \"c\"\n\n\ndef gone():\n    return \"g\"\n\n\ndef caller():\n    return change()\n";
 const APP_V2: &str = "def keep():\n    return \"k\"\n\n\ndef change():\n    return \"C\"\n\n\ndef caller():\n    return change()\n\n\ndef fresh():\n    return \"f\"\n";
 
@@ -509,9 +486,9 @@ fn diff_impact_on_a_temporary_repository() {
     )
     .unwrap();
     std::fs::write(root.join(".gitignore"), ".constellation/\n").unwrap();
-    git(&root, &["init", "-q"]);
-    git(&root, &["add", "."]);
-    git(&root, &["commit", "-qm", "v1"]);
+    common::git(&root, &["init", "-q"]);
+    common::git(&root, &["add", "."]);
+    common::git(&root, &["commit", "-qm", "v1"]);
     std::fs::write(root.join("app.py"), APP_V2).unwrap();
     let db = dir.path().join("index.db");
 
@@ -571,11 +548,11 @@ fn diff_impact_on_a_temporary_repository() {
     // Staged only: nothing staged yet, then everything.
     let v = impact(&root, &db, &["--diff", "--staged"], 0);
     assert_eq!(v["changed_total"], 0);
-    git(&root, &["add", "app.py"]);
+    common::git(&root, &["add", "app.py"]);
     let v = impact(&root, &db, &["--diff", "--staged"], 0);
     assert_eq!(v["changed_total"], 3);
     // Against an explicit base, with a new untracked file counted as added.
-    git(&root, &["commit", "-qm", "v2"]);
+    common::git(&root, &["commit", "-qm", "v2"]);
     std::fs::write(root.join("extra.py"), "def more():\n    return 1\n").unwrap();
     let v = impact(&root, &db, &["--diff", "HEAD~1"], 0);
     let changed: Vec<&str> = v["changed"]

@@ -802,35 +802,13 @@ fn codex_judge_with_stand_in_executables() {
         .starts_with("judge_unavailable: "));
 }
 
-fn git(root: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn diff_scope_judges_the_working_tree_changes() {
     let (_d, root) = common::fixture_copy("audit-candidates");
-    git(&root, &["init", "-q", "-b", "main"]);
+    common::git(&root, &["init", "-q", "-b", "main"]);
     std::fs::write(root.join(".gitignore"), ".constellation/\n").unwrap();
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-q", "-m", "fixtures"]);
+    common::git(&root, &["add", "-A"]);
+    common::git(&root, &["commit", "-q", "-m", "fixtures"]);
     // Change clean.rs: a new function with an unwrap, at lines 11-13, no test for it.
     let clean = std::fs::read_to_string(root.join("clean.rs")).unwrap();
     let changed = clean.replace(
@@ -892,9 +870,9 @@ fn diff_scope_judges_the_working_tree_changes() {
 #[test]
 fn a_clean_working_tree_has_nothing_to_audit() {
     let (_d, root) = common::fixture_copy("audit-candidates");
-    git(&root, &["init", "-q", "-b", "main"]);
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-q", "-m", "fixtures"]);
+    common::git(&root, &["init", "-q", "-b", "main"]);
+    common::git(&root, &["add", "-A"]);
+    common::git(&root, &["commit", "-q", "-m", "fixtures"]);
     let db = root.parent().unwrap().join("t.db");
     let mut c = start(&root, &db, &[]);
     let r = think(

@@ -160,9 +160,10 @@ pub fn in_degrees(conn: &Connection) -> Result<Vec<u32>, StoreError> {
     Ok(v)
 }
 
-/// A node with its file, as the symbol tools show it.
+/// A node with its file, its signature and its file's digest, as `search_symbols` and
+/// `get_symbol_source` show it (the graph snapshot's row is [`super::graph::SymbolRow`]).
 #[derive(Debug, Clone)]
-pub struct SymbolRow {
+pub struct ShownSymbol {
     pub id: i64,
     pub key: String,
     pub kind: String,
@@ -180,8 +181,8 @@ pub struct SymbolRow {
 const SYMBOL_COLUMNS: &str = "n.id, n.key, n.kind, n.name, n.qualified_name, f.path, f.language,
     n.signature, n.start_line, n.end_line, f.digest";
 
-fn symbol_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolRow> {
-    Ok(SymbolRow {
+fn symbol_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ShownSymbol> {
+    Ok(ShownSymbol {
         id: r.get(0)?,
         key: r.get(1)?,
         kind: r.get(2)?,
@@ -200,7 +201,7 @@ fn rows(
     conn: &Connection,
     where_clause: &str,
     args: impl rusqlite::Params,
-) -> Result<Vec<SymbolRow>, StoreError> {
+) -> Result<Vec<ShownSymbol>, StoreError> {
     let sql = format!(
         "SELECT {SYMBOL_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE {where_clause}"
     );
@@ -212,12 +213,12 @@ fn rows(
 }
 
 /// The node with id `id`.
-pub fn symbol_by_id(conn: &Connection, id: i64) -> Result<Option<SymbolRow>, StoreError> {
+pub fn symbol_by_id(conn: &Connection, id: i64) -> Result<Option<ShownSymbol>, StoreError> {
     Ok(rows(conn, "n.id = ?1", [id])?.into_iter().next())
 }
 
 /// The nodes with these ids, in the order given (missing ids skipped).
-pub fn symbols_by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<SymbolRow>, StoreError> {
+pub fn symbols_by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<ShownSymbol>, StoreError> {
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
         if let Some(r) = symbol_by_id(conn, id)? {
@@ -228,7 +229,7 @@ pub fn symbols_by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<SymbolRow>, 
 }
 
 /// The node with key `key`.
-pub fn symbol_by_key(conn: &Connection, key: &str) -> Result<Option<SymbolRow>, StoreError> {
+pub fn symbol_by_key(conn: &Connection, key: &str) -> Result<Option<ShownSymbol>, StoreError> {
     Ok(rows(conn, "n.key = ?1", [key])?.into_iter().next())
 }
 
@@ -242,7 +243,7 @@ pub fn ids_named(conn: &Connection, name: &str) -> Result<Vec<i64>, StoreError> 
 }
 
 /// The non-file nodes named exactly `name`, in id order.
-pub fn symbols_named(conn: &Connection, name: &str) -> Result<Vec<SymbolRow>, StoreError> {
+pub fn symbols_named(conn: &Connection, name: &str) -> Result<Vec<ShownSymbol>, StoreError> {
     rows(
         conn,
         "n.name = ?1 AND n.kind <> 'file' ORDER BY n.id",
@@ -251,7 +252,7 @@ pub fn symbols_named(conn: &Connection, name: &str) -> Result<Vec<SymbolRow>, St
 }
 
 /// The file node of the file at `path`, if indexed.
-pub fn file_node(conn: &Connection, path: &str) -> Result<Option<SymbolRow>, StoreError> {
+pub fn file_node(conn: &Connection, path: &str) -> Result<Option<ShownSymbol>, StoreError> {
     Ok(rows(conn, "f.path = ?1 AND n.kind = 'file'", [path])?
         .into_iter()
         .next())
@@ -263,7 +264,7 @@ pub fn innermost_at(
     conn: &Connection,
     path: &str,
     line: u32,
-) -> Result<Option<SymbolRow>, StoreError> {
+) -> Result<Option<ShownSymbol>, StoreError> {
     Ok(rows(
         conn,
         "f.path = ?1 AND n.start_line <= ?2 AND n.end_line >= ?2
@@ -301,7 +302,7 @@ pub fn file_stat(conn: &Connection, path: &str) -> Result<Option<(i64, i64)>, St
 /// edge's confidence.
 #[derive(Debug, Clone)]
 pub struct CallLink {
-    pub other: SymbolRow,
+    pub other: ShownSymbol,
     pub line: Option<u32>,
     pub confidence: f64,
     pub provenance: Option<String>,

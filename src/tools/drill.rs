@@ -18,7 +18,8 @@ use crate::graph::paths::k_shortest_paths;
 use crate::graph::symbol_graph::EdgeKind;
 use crate::graph::SymbolGraph;
 
-use super::symbol_summary::{count_tokens, resolve_seed};
+use super::symbol_arg::symbol_arg;
+use super::symbol_summary::count_tokens;
 use super::{min_confidence, ToolError};
 use crate::store::graph::{unresolved_calls, PossibleCall};
 
@@ -28,26 +29,6 @@ pub const DEFAULT_BUDGET: usize = 3000;
 pub const EXPAND_CAP: usize = 200;
 /// Seed of sampled betweenness.
 pub use crate::graph::symbol_graph::BETWEENNESS_SEED;
-
-/// Resolves a node argument: a key, or a label/name/path naming exactly one node.
-fn node_arg(g: &SymbolGraph, what: &str, arg: &str) -> Result<NodeIndex, ToolError> {
-    let found = resolve_seed(g, arg);
-    match found.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(ToolError::NotFound(format!(
-            "{what} {arg:?} names no node; use a node id such as func:PATH::name (see top_nodes)"
-        ))),
-        many => Err(ToolError::InvalidArgument(format!(
-            "{what} {arg:?} names {} nodes ({}, ...); pass one node id",
-            many.len(),
-            many.iter()
-                .take(3)
-                .map(|&n| g.node(n).key.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
-}
 
 /// Renders `build(limit)` with the largest `limit ≤ max` whose JSON fits `budget`
 /// tokens, halving from `max`; adds `truncated` and `tokens`.
@@ -122,7 +103,7 @@ pub fn get_node_details(
 ) -> Result<Value, ToolError> {
     let min = min_confidence(args.min_confidence)?;
     let g = &*whole.trusted(min);
-    let ix = node_arg(g, "node_id", &args.node_id)?;
+    let ix = symbol_arg(g, "node_id", &args.node_id)?;
     let n = g.node(ix);
     let comms = g.communities();
     let pr = g.pagerank();
@@ -354,8 +335,8 @@ pub struct PathsArgs {
 pub fn get_paths(whole: &Arc<SymbolGraph>, args: &PathsArgs) -> Result<Value, ToolError> {
     let g = &*whole.trusted(min_confidence(args.min_confidence)?);
     let (a, b) = (
-        node_arg(g, "src", &args.src)?,
-        node_arg(g, "dst", &args.dst)?,
+        symbol_arg(g, "src", &args.src)?,
+        symbol_arg(g, "dst", &args.dst)?,
     );
     let limit = args.limit.unwrap_or(5);
     let hops = args.max_hops.unwrap_or(5);
@@ -470,7 +451,7 @@ pub struct ExpandArgs {
 /// (nearest first, at most 200 nodes), with its edges.
 pub fn expand(whole: &Arc<SymbolGraph>, args: &ExpandArgs) -> Result<Value, ToolError> {
     let g = &*whole.trusted(min_confidence(args.min_confidence)?);
-    let start = node_arg(g, "node_id", &args.node_id)?;
+    let start = symbol_arg(g, "node_id", &args.node_id)?;
     let radius = args.radius.unwrap_or(1);
     if radius > super::symbol_summary::MAX_RADIUS {
         return Err(ToolError::RadiusTooLarge(format!(

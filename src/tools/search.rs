@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lang::identifiers::{name_token, split_identifier};
 use crate::lang::Language;
-use crate::store::symbol_search::{self as rows, SymbolRow};
+use crate::store::symbol_search::{self as rows, ShownSymbol};
 
 use super::symbol_names::{names_node, parse_name, NameQuery};
 use super::symbol_summary::count_tokens;
@@ -139,7 +139,7 @@ pub struct SearchAnswer {
 
 /// A candidate before rendering.
 struct Scored {
-    row: SymbolRow,
+    row: ShownSymbol,
     score: f64,
     match_kind: &'static str,
 }
@@ -262,6 +262,20 @@ pub fn search(
     let parsed = parse_query(query);
     let mut found: Vec<Scored> = Vec::new();
     let mut seen: HashSet<i64> = HashSet::new();
+    // The row of a candidate not shown yet whose file passes the path filter, marked as
+    // shown; `None` for any other.
+    let unseen_row = |id: i64, seen: &mut HashSet<i64>| -> Result<Option<ShownSymbol>, ToolError> {
+        if seen.contains(&id) {
+            return Ok(None);
+        }
+        match rows::symbol_by_id(conn, id)? {
+            Some(row) if path_ok(&row.path) => {
+                seen.insert(id);
+                Ok(Some(row))
+            }
+            _ => Ok(None),
+        }
+    };
     let mut capped = false;
     // Whether some hit has the query's name, starts with it, or holds all its words;
     // without one, the names close to the query are added (typo fallback).
@@ -299,13 +313,9 @@ pub fn search(
                 unread = ranked.len() - i;
                 break;
             }
-            let Some(row) = rows::symbol_by_id(conn, id)? else {
+            let Some(row) = unseen_row(id, &mut seen)? else {
                 continue;
             };
-            if !path_ok(&row.path) {
-                continue;
-            }
-            seen.insert(id);
             taken += 1;
             strong = true;
             let full = qualified
@@ -368,16 +378,9 @@ pub fn search(
         let query_parts: Vec<&str> = parsed.terms.iter().map(|(t, _)| t.as_str()).collect();
         let prefix_token = parsed.token.as_deref();
         for (id, bm25) in ids {
-            if seen.contains(&id) {
-                continue;
-            }
-            let Some(row) = rows::symbol_by_id(conn, id)? else {
+            let Some(row) = unseen_row(id, &mut seen)? else {
                 continue;
             };
-            if !path_ok(&row.path) {
-                continue;
-            }
-            seen.insert(id);
             let name_parts = split_identifier(&row.name);
             // How many query words are parts of the name (the last one may be a
             // prefix of one), and how many of them exactly.
@@ -427,16 +430,9 @@ pub fn search(
                         unread += 1;
                         continue;
                     }
-                    if seen.contains(&id) {
-                        continue;
-                    }
-                    let Some(row) = rows::symbol_by_id(conn, id)? else {
+                    let Some(row) = unseen_row(id, &mut seen)? else {
                         continue;
                     };
-                    if !path_ok(&row.path) {
-                        continue;
-                    }
-                    seen.insert(id);
                     if taken == 0 {
                         did_you_mean.push(row.name.clone());
                     }

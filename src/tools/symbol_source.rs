@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::store::symbol_search::{self as rows, CallLink, SymbolRow};
+use crate::store::symbol_search::{self as rows, CallLink, ShownSymbol};
 
 use super::search::{self, SearchArgs};
 use super::symbol_names::{names_node, parse_name};
@@ -309,7 +309,7 @@ fn link(l: CallLink, min: f64) -> Link {
 
 /// The first line of the symbol's docstring: a Python string literal opening its body,
 /// else the doc comment right above its first line (`///`, `//!`, `/** */`, `//`, `#`).
-fn docstring(lines: &[&str], row: &SymbolRow) -> Option<String> {
+fn docstring(lines: &[&str], row: &ShownSymbol) -> Option<String> {
     let start = row.start_line as usize;
     if start == 0 || start > lines.len() || row.kind == "file" {
         return None;
@@ -383,7 +383,7 @@ pub fn resolve_symbol(
     conn: &Connection,
     degrees: &[u32],
     text: &str,
-) -> Result<SymbolRow, ToolError> {
+) -> Result<ShownSymbol, ToolError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(ToolError::InvalidArgument(
@@ -417,7 +417,7 @@ pub fn resolve_symbol(
         }
     }
     let q = parse_name(text);
-    let candidates: Vec<SymbolRow> = match (&q.path, q.segments.last()) {
+    let candidates: Vec<ShownSymbol> = match (&q.path, q.segments.last()) {
         (Some(p), None) => {
             let mut v = Vec::new();
             for path in rows::paths_ending_with(conn, p)? {
@@ -426,7 +426,7 @@ pub fn resolve_symbol(
             v
         }
         (_, Some(name)) => {
-            let exact: Vec<SymbolRow> = rows::symbols_named(conn, name)?
+            let exact: Vec<ShownSymbol> = rows::symbols_named(conn, name)?
                 .into_iter()
                 .filter(|r| names_node(&q, &r.path, &r.qualified_name, &r.kind, false))
                 .collect();

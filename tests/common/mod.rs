@@ -167,3 +167,27 @@ pub fn readme_block(fixture: &str, tag: &str) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// Runs `git -C dir ARGS` with a throwaway identity and no signing; panics with git's
+/// stderr when it fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
