@@ -112,6 +112,17 @@ fn impact_of_a_class_groups_by_file_with_chains_and_tests() {
         tests_of(&v),
         vec![(s("tests/test_keeper.py"), Some(s("test_feed")), 3, true)]
     );
+    assert!(
+        v.get("note").is_none(),
+        "a target with dependents has no note"
+    );
+    // Nothing calls Swimmer.swim: the answer says what the index cannot see, so that
+    // the empty list is not read as "safe to change".
+    let v = impact(&root, &db, &["Swimmer::swim"], 0);
+    assert_eq!(v["dependents_total"], 0);
+    let note = v["note"].as_str().unwrap();
+    assert!(note.contains("uses as a value"), "{note}");
+    assert!(note.contains("WHERE name = 'swim'"), "{note}");
     // The spellings get_symbol_source reads name the same node: a dotted Python name
     // and a file path with the qualified name.
     for spelling in [

@@ -131,7 +131,14 @@ pub struct ImpactLists {
     /// How to get the rest, when truncated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// When nothing depends on the target through a trusted edge: what this answer
+    /// cannot see, so that an empty list is not read as "safe to change".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
+
+/// [`ImpactLists::note`] for an empty `files` list.
+pub const NO_DEPENDENTS_NOTE: &str = "no call, import or base-class edge at least min_confidence confident reaches it. Not seen by the index: uses as a value (a callback, map(f, ...), a function stored in a field or passed to a decorator), lookups by string (getattr, registries, reflection) and calls the resolution rules left unresolved (query_index: SELECT * FROM unresolved_refs WHERE name = 'NAME'); the possible list holds the weaker guesses";
 
 /// The answer of `get_impact`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -527,6 +534,10 @@ impl Impact {
             truncated: left_out > 0,
             left_out,
             hint: (left_out > 0).then(|| hint.to_string()),
+            note: self
+                .trusted
+                .is_empty()
+                .then(|| NO_DEPENDENTS_NOTE.to_string()),
         }
     }
 
@@ -608,6 +619,9 @@ pub fn get_impact(
             tokens: 0,
         },
     )?;
+    if let Some(note) = answer.lists.note.as_mut() {
+        *note = note.replace("'NAME'", &format!("'{}'", n.name.replace('\'', "''")));
+    }
     answer.tokens = tokens;
     Ok(answer)
 }
@@ -664,6 +678,9 @@ pub fn render_text(l: &ImpactLists) -> String {
     }
     if let Some(h) = &l.hint {
         let _ = writeln!(out, "truncated: {} left out; {h}", l.left_out);
+    }
+    if let Some(n) = &l.note {
+        let _ = writeln!(out, "note: {n}");
     }
     out
 }
