@@ -156,6 +156,11 @@ enum Command {
             value_name = "N"
         )]
         work_capacity: usize,
+        /// Do not watch the tree for changes: every tool call then checks the disk
+        /// itself (a walk, at most once per second). By default a file watch keeps the
+        /// index fresh in the background and calls walk nothing while nothing changed.
+        #[arg(long)]
+        no_watch: bool,
     },
     /// Run read-only SQL over the index and print a table.
     Sql {
@@ -683,10 +688,12 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Serve {
             root,
             work_capacity,
+            no_watch,
         } => {
             let ws = Arc::new(open_workspace(&root, &g)?);
-            let server =
-                constellation::mcp::Server::new(ws, options(&g)).with_work_capacity(work_capacity);
+            let server = constellation::mcp::Server::new(ws, options(&g))
+                .with_work_capacity(work_capacity)
+                .with_watch(!no_watch);
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()

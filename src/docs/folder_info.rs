@@ -187,7 +187,7 @@ fn load(ws: &Workspace, path: &str) -> Result<(String, FolderStructure), ToolErr
             p.rel
         )));
     }
-    ws.refresh(false, &|_| {})?;
+    ws.refresh_within(std::time::Duration::ZERO)?;
     let prefix = prefix_of(&p.rel).to_string();
     let conn = ws.store().conn()?;
     let files = store_docs::folder_files(&conn, &prefix)?;

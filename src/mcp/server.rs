@@ -28,6 +28,8 @@ pub struct Server {
     others: Arc<Mutex<HashMap<PathBuf, Arc<Workspace>>>>,
     /// How many saved work entries the LRU keeps.
     work_capacity: usize,
+    /// Whether workspaces are kept fresh by a file watch ([`Workspace::watch`]).
+    watch: bool,
     tool_router: ToolRouter<Self>,
 }
 
@@ -41,6 +43,7 @@ impl Server {
             options,
             others: Arc::new(Mutex::new(others)),
             work_capacity: work::DEFAULT_CAPACITY,
+            watch: false,
             tool_router: super::routes(),
         }
     }
@@ -49,6 +52,27 @@ impl Server {
     pub fn with_work_capacity(mut self, capacity: usize) -> Server {
         self.work_capacity = capacity.max(1);
         self
+    }
+
+    /// Keeps every workspace of the server fresh from file-system events (see
+    /// [`crate::tools::watcher`]): tool calls then walk the tree only when events are
+    /// pending. Off by default; `constellation serve` turns it on unless `--no-watch`.
+    pub fn with_watch(mut self, watch: bool) -> Server {
+        self.watch = watch;
+        self
+    }
+
+    /// Starts the file watch of `ws` when the server watches; a failure is logged and
+    /// leaves the workspace checking the disk from tool calls.
+    fn start_watch(&self, ws: &Arc<Workspace>) {
+        if self.watch {
+            if let Err(e) = ws.watch() {
+                tracing::warn!(
+                    "file watching of {} unavailable ({e}); tool calls check the disk instead (at most once per second)",
+                    ws.root().display()
+                );
+            }
+        }
     }
 
     /// How many saved work entries the LRU keeps.
@@ -99,6 +123,7 @@ impl Server {
         }
         // Another root never shares the server's --db file: it gets its own.
         let ws = Arc::new(Workspace::open(&canonical, None, self.options.clone())?);
+        self.start_watch(&ws);
         others.insert(canonical, Arc::clone(&ws));
         Ok(ws)
     }
@@ -121,10 +146,16 @@ impl ServerHandler for Server {
 
 /// Serves MCP on stdin/stdout until the client closes the stream. The handshake is
 /// answered at once; a background task brings the index up to date meanwhile (tool
-/// calls wait for it through the workspace's index lock).
+/// calls wait for it through the workspace's index lock) and, when the server watches,
+/// starts the file watch, whose first run is that update.
 pub async fn serve_stdio(server: Server) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let warm = server.default_workspace()?;
+    let starter = server.clone();
     tokio::task::spawn_blocking(move || {
+        starter.start_watch(&warm);
+        if warm.is_watched() {
+            return;
+        }
         if let Err(e) = warm.refresh(false, &|_| {}) {
             tracing::warn!("background index failed: {e}");
         }

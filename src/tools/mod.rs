@@ -20,6 +20,7 @@ pub mod symbol_source;
 pub mod symbol_summary;
 pub mod test_files;
 pub mod unified_diff;
+pub mod watcher;
 pub mod workspace;
 pub mod workspace_root;
 

@@ -4,13 +4,14 @@
 //! generation.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::graph::{FileGraph, SymbolGraph};
 use crate::index::{self, IndexOptions, IndexReport, Progress};
 use crate::memory::{self, MemoryStore};
 use crate::store::{self, Store, StoreError};
 
+use super::watcher::{FreshnessCounters, Watch};
 use super::ToolError;
 
 /// An open workspace. Cheap to share (`Arc`); tool calls on it may run concurrently:
@@ -32,6 +33,10 @@ pub struct Workspace {
     /// The in-degree of every node (the search ranking's popularity), with the
     /// generation it was read at.
     in_degrees: Mutex<Option<(i64, Arc<Vec<u32>>)>>,
+    /// Events seen and index runs made, kept whether or not a watch runs.
+    freshness: Arc<FreshnessCounters>,
+    /// The file watcher, once [`Workspace::watch`] started one.
+    watch: OnceLock<Watch>,
 }
 
 impl Workspace {
@@ -71,6 +76,8 @@ impl Workspace {
             symbol_graph: Mutex::new(None),
             last_fresh: Mutex::new(None),
             in_degrees: Mutex::new(None),
+            freshness: Arc::default(),
+            watch: OnceLock::new(),
         })
     }
 
@@ -127,17 +134,29 @@ impl Workspace {
             full,
             ..self.options.clone()
         };
+        let events_at_start = self.freshness.events();
         let report = index::index(&self.store, &self.root, &opts, progress)?;
+        self.freshness.note_run(events_at_start);
         if let Ok(mut t) = self.last_fresh.lock() {
             *t = Some(std::time::Instant::now());
         }
         Ok(report)
     }
 
-    /// Like [`Workspace::refresh`] (incremental), but skipped when the index was found
-    /// matching the disk less than `max_age` ago: drill-down calls in quick succession
-    /// then cost no walk of the tree each.
+    /// Like [`Workspace::refresh`] (incremental), for a tool call about to read the
+    /// index. With a file watch running ([`Workspace::watch`]) it walks nothing unless
+    /// file-system events arrived since the last index run began (then it runs the
+    /// index itself, after any background run in progress). Without one, it is skipped
+    /// when the index was found matching the disk less than `max_age` ago: drill-down
+    /// calls in quick succession then cost no walk of the tree each.
     pub fn refresh_within(&self, max_age: std::time::Duration) -> Result<(), ToolError> {
+        if self.watch.get().is_some() {
+            if !self.freshness.is_current() {
+                self.freshness.note_call_walk();
+                self.refresh(false, &|_| {})?;
+            }
+            return Ok(());
+        }
         let recent = self
             .last_fresh
             .lock()
@@ -145,9 +164,37 @@ impl Workspace {
             .and_then(|t| *t)
             .is_some_and(|t| t.elapsed() < max_age);
         if !recent {
+            self.freshness.note_call_walk();
             self.refresh(false, &|_| {})?;
         }
         Ok(())
+    }
+
+    /// Starts keeping the index fresh from file-system events (see
+    /// [`super::watcher`]): a background thread re-indexes after each quiet period, and
+    /// [`Workspace::refresh_within`] stops walking the tree while nothing changed. Its
+    /// first run starts at once. Calling it again does nothing.
+    ///
+    /// Errors: the watcher's, as text (e.g. the system's limit of watched directories);
+    /// the workspace then keeps checking the disk from tool calls.
+    pub fn watch(self: &Arc<Self>) -> Result<(), String> {
+        if self.watch.get().is_some() {
+            return Ok(());
+        }
+        let watch = Watch::start(self, Arc::clone(&self.freshness)).map_err(|e| e.to_string())?;
+        let _ = self.watch.set(watch);
+        Ok(())
+    }
+
+    /// Whether a file watch keeps this workspace fresh.
+    pub fn is_watched(&self) -> bool {
+        self.watch.get().is_some()
+    }
+
+    /// The counters of events seen and index runs made (by tool calls and in the
+    /// background).
+    pub fn freshness(&self) -> &FreshnessCounters {
+        &self.freshness
     }
 
     /// The file-level graph of the current generation, loaded once per generation.

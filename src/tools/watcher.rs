@@ -1,0 +1,276 @@
+//! Keeping a workspace's index fresh from file-system events, so that a tool call of a
+//! long-lived server does not walk the tree to find out whether anything changed.
+//!
+//! How it works: a `notify` watcher (inotify on Linux, FSEvents on macOS, the
+//! platform's own elsewhere) watches the root recursively. Its callback only counts
+//! the events that may change the index (not reads, not the index's own database
+//! directory, not hidden paths, which the walk skips) and wakes a refresher thread.
+//! That thread waits until the tree has been quiet for [`QUIET`] (a branch switch or a
+//! rebase that touches hundreds of files becomes one batch), then runs an incremental
+//! index run ([`Workspace::refresh`]).
+//!
+//! What a call may rely on: every index run remembers how many events had been counted
+//! when it started ([`FreshnessCounters::note_run`]); as long as no event has been
+//! counted since the last finished run, the index matches the disk as of that run's
+//! walk and a call needs no walk ([`Watch::is_current`]). When events are pending, the
+//! call runs the incremental index itself (waiting for the background run if one is
+//! in progress, through the index lock), so an answer never reflects a tree older than
+//! the events seen when the call started.
+//!
+//! When events may have been lost (the kernel queue overflowed: a rescan notice; or
+//! the watcher reported an error), the next run is still a complete stat walk of the
+//! tree — the incremental run always is — and the log says so. When the watcher
+//! cannot be started (no inotify watches left, say), [`Watch::start`] fails and the
+//! caller keeps the per-call check.
+
+use std::path::{Component, Path};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use notify::event::EventKind;
+use notify::{Event, RecursiveMode, Watcher as _};
+
+use super::workspace::Workspace;
+
+/// How long the tree must be quiet before the refresher re-indexes (milliseconds of
+/// no relevant event).
+pub const QUIET: Duration = Duration::from_millis(50);
+
+/// The counters a workspace keeps of events and index runs (all monotonic).
+#[derive(Debug, Default)]
+pub struct FreshnessCounters {
+    /// Relevant file-system events counted since the watch started.
+    events: AtomicU64,
+    /// One more than the event count read at the start of the newest finished index
+    /// run (0: no run finished since the watch started).
+    indexed_upto: AtomicU64,
+    /// Index runs made by tool calls (each one walks the tree).
+    call_walks: AtomicU64,
+    /// Index runs made by the refresher thread.
+    background_runs: AtomicU64,
+    /// Whether the watcher reported an error or a lost-events notice since the start.
+    degraded: AtomicBool,
+}
+
+impl FreshnessCounters {
+    /// The event count to hand to [`FreshnessCounters::note_run`] once the run that is
+    /// about to start has finished.
+    pub fn events(&self) -> u64 {
+        self.events.load(Ordering::SeqCst)
+    }
+
+    /// Records a finished index run that started when `events_at_start` events had
+    /// been counted.
+    pub fn note_run(&self, events_at_start: u64) {
+        self.indexed_upto
+            .fetch_max(events_at_start + 1, Ordering::SeqCst);
+    }
+
+    /// True when an index run finished after the last counted event began it, i.e.
+    /// the index is as fresh as the events tell.
+    pub fn is_current(&self) -> bool {
+        let upto = self.indexed_upto.load(Ordering::SeqCst);
+        upto > 0 && self.events.load(Ordering::SeqCst) < upto
+    }
+
+    /// Counts an index run made by a tool call.
+    pub fn note_call_walk(&self) {
+        self.call_walks.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Index runs made by tool calls so far (each walked the tree).
+    pub fn call_walks(&self) -> u64 {
+        self.call_walks.load(Ordering::Relaxed)
+    }
+
+    /// Index runs made in the background so far.
+    pub fn background_runs(&self) -> u64 {
+        self.background_runs.load(Ordering::Relaxed)
+    }
+
+    /// Whether events may have been lost since the watch started.
+    pub fn degraded(&self) -> bool {
+        self.degraded.load(Ordering::Relaxed)
+    }
+}
+
+/// A running watch of one workspace: dropping it stops the watcher, and the refresher
+/// thread ends after its current run.
+pub struct Watch {
+    _watcher: notify::RecommendedWatcher,
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Watch")
+    }
+}
+
+impl Watch {
+    /// Starts watching `ws`'s root; events are counted in `counters` and a refresher
+    /// thread (holding only a weak reference to the workspace) re-indexes after each
+    /// quiet period. The first background run starts at once, so the index is brought
+    /// up to date with the disk as it was when the watch began.
+    ///
+    /// Errors: the watcher's own (`notify::Error`), e.g. when the system's limit of
+    /// watched directories is reached; nothing keeps running then.
+    pub fn start(
+        ws: &Arc<Workspace>,
+        counters: Arc<FreshnessCounters>,
+    ) -> Result<Watch, notify::Error> {
+        let root = ws.root().to_path_buf();
+        let db_dir = ws
+            .store()
+            .path()
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let (wake, woken) = mpsc::channel::<()>();
+        let seen = Arc::clone(&counters);
+        let handler_root = root.clone();
+        let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| {
+            let relevant = match &res {
+                Ok(event) if event.need_rescan() => {
+                    if !seen.degraded.swap(true, Ordering::Relaxed) {
+                        tracing::warn!(
+                            "file watcher: events were lost (queue overflow); the next index run walks the whole tree"
+                        );
+                    }
+                    true
+                }
+                Ok(event) => is_relevant(event, &handler_root, &db_dir),
+                Err(e) => {
+                    seen.degraded.store(true, Ordering::Relaxed);
+                    tracing::warn!(
+                        "file watcher error: {e}; the next index run walks the whole tree"
+                    );
+                    true
+                }
+            };
+            if relevant {
+                seen.events.fetch_add(1, Ordering::SeqCst);
+                let _ = wake.send(());
+            }
+        })?;
+        watcher.watch(&root, RecursiveMode::Recursive)?;
+        let weak = Arc::downgrade(ws);
+        std::thread::Builder::new()
+            .name("constellation-refresher".into())
+            .spawn(move || refresher(weak, counters, woken))
+            .map_err(notify::Error::io)?;
+        Ok(Watch { _watcher: watcher })
+    }
+}
+
+/// The refresher thread: one run at start, then one after each quiet period that
+/// follows an event; ends when the watcher (the sender) is dropped or the workspace is.
+fn refresher(ws: Weak<Workspace>, counters: Arc<FreshnessCounters>, woken: mpsc::Receiver<()>) {
+    loop {
+        // Drain: wait for QUIET without an event.
+        loop {
+            match woken.recv_timeout(QUIET) {
+                Ok(()) => continue,
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        if !counters.is_current() {
+            let Some(ws) = ws.upgrade() else { return };
+            counters.background_runs.fetch_add(1, Ordering::Relaxed);
+            match ws.refresh(false, &|_| {}) {
+                Ok(r) if r.files_parsed > 0 || r.files_removed > 0 => tracing::info!(
+                    "file watcher: re-indexed {} files, removed {} (generation {})",
+                    r.files_parsed,
+                    r.files_removed,
+                    r.generation
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!("file watcher: background index run failed: {e}"),
+            }
+        }
+        // Sleep until the next event.
+        if woken.recv().is_err() {
+            return;
+        }
+    }
+}
+
+/// Whether `event` may change the index: not a read, and some path of it lies under
+/// `root`, outside the database directory and outside hidden directories (the walk
+/// skips those).
+fn is_relevant(event: &Event, root: &Path, db_dir: &Path) -> bool {
+    if matches!(event.kind, EventKind::Access(_)) {
+        return false;
+    }
+    event.paths.iter().any(|p| indexable_path(p, root, db_dir))
+}
+
+fn indexable_path(path: &Path, root: &Path, db_dir: &Path) -> bool {
+    if !db_dir.as_os_str().is_empty() && path.starts_with(db_dir) {
+        return false;
+    }
+    let Ok(rel) = path.strip_prefix(root) else {
+        return false;
+    };
+    !rel.components().any(|c| match c {
+        Component::Normal(s) => s.to_string_lossy().starts_with('.'),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify::event::{AccessKind, CreateKind, ModifyKind};
+    use std::path::PathBuf;
+
+    fn event(kind: EventKind, path: &str) -> Event {
+        Event::new(kind).add_path(PathBuf::from(path))
+    }
+
+    #[test]
+    fn only_writes_to_indexable_paths_count() {
+        let root = Path::new("/w");
+        let db = PathBuf::from("/w/.constellation");
+        let modify = EventKind::Modify(ModifyKind::Any);
+        assert!(is_relevant(&event(modify, "/w/src/a.py"), root, &db));
+        assert!(is_relevant(
+            &event(EventKind::Create(CreateKind::File), "/w/b.rs"),
+            root,
+            &db
+        ));
+        assert!(!is_relevant(
+            &event(EventKind::Access(AccessKind::Any), "/w/src/a.py"),
+            root,
+            &db
+        ));
+        assert!(!is_relevant(
+            &event(modify, "/w/.constellation/index.db-wal"),
+            root,
+            &db
+        ));
+        assert!(!is_relevant(&event(modify, "/w/.git/index"), root, &db));
+        assert!(!is_relevant(&event(modify, "/elsewhere/a.py"), root, &db));
+        // A database outside the root: its directory is simply never under the root.
+        let outside = PathBuf::from("/tmp/x");
+        assert!(is_relevant(&event(modify, "/w/src/a.py"), root, &outside));
+    }
+
+    #[test]
+    fn the_index_is_current_only_after_a_run_that_began_after_the_last_event() {
+        let c = FreshnessCounters::default();
+        assert!(!c.is_current(), "no run yet");
+        let at = c.events();
+        c.note_run(at);
+        assert!(c.is_current());
+        c.events.fetch_add(1, Ordering::SeqCst);
+        assert!(!c.is_current(), "an event after the run");
+        // A run that began before that event does not make the index current.
+        c.note_run(at);
+        assert!(!c.is_current());
+        c.note_run(c.events());
+        assert!(c.is_current());
+    }
+}
