@@ -31,9 +31,9 @@ class McpServer:
     """`constellation serve ROOT --db DB` spoken to with JSON-RPC lines over stdio:
     initialized on start; `call` answers a tool's `result`, `close` ends it."""
 
-    def __init__(self, binary: str, root: str, db: str, client: str):
+    def __init__(self, binary: str, root: str, db: str, client: str, extra_args: list[str] | None = None):
         self.proc = subprocess.Popen(
-            [binary, "serve", root, "--db", db, "--quiet"],
+            [binary, "serve", root, "--db", db, "--quiet", *(extra_args or [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

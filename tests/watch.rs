@@ -113,6 +113,26 @@ fn a_call_while_events_are_pending_sees_the_change() {
 }
 
 #[test]
+fn a_database_above_the_root_does_not_hide_the_tree() {
+    // `serve ROOT --db DIR/index.db` with ROOT inside DIR: the tree's events count.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("m.py"), "def one():\n    pass\n").unwrap();
+    let db = dir.path().join("index.db");
+    let ws = Arc::new(Workspace::open(&root, Some(&db), IndexOptions::default()).unwrap());
+    ws.watch().unwrap();
+    eventually("the first background run", || ws.freshness().is_current());
+    std::fs::write(
+        root.join("m.py"),
+        "def one():\n    pass\n\ndef two():\n    pass\n",
+    )
+    .unwrap();
+    eventually("the edit", || functions(&ws) == ["one", "two"]);
+    assert_eq!(ws.freshness().call_walks(), 0);
+}
+
+#[test]
 fn an_unwatched_workspace_checks_from_calls() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("m.py"), "def one():\n    pass\n").unwrap();

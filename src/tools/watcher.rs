@@ -23,7 +23,7 @@
 //! cannot be started (no inotify watches left, say), [`Watch::start`] fails and the
 //! caller keeps the per-call check.
 
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Weak};
@@ -121,12 +121,8 @@ impl Watch {
         counters: Arc<FreshnessCounters>,
     ) -> Result<Watch, notify::Error> {
         let root = ws.root().to_path_buf();
-        let db_dir = ws
-            .store()
-            .path()
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
+        let db = ws.store().path().to_path_buf();
+        let own_files = [db.clone(), crate::memory::db_path(&db)];
         let (wake, woken) = mpsc::channel::<()>();
         let seen = Arc::clone(&counters);
         let handler_root = root.clone();
@@ -140,7 +136,7 @@ impl Watch {
                     }
                     true
                 }
-                Ok(event) => is_relevant(event, &handler_root, &db_dir),
+                Ok(event) => is_relevant(event, &handler_root, &own_files),
                 Err(e) => {
                     seen.degraded.store(true, Ordering::Relaxed);
                     tracing::warn!(
@@ -198,17 +194,30 @@ fn refresher(ws: Weak<Workspace>, counters: Arc<FreshnessCounters>, woken: mpsc:
 }
 
 /// Whether `event` may change the index: not a read, and some path of it lies under
-/// `root`, outside the database directory and outside hidden directories (the walk
-/// skips those).
-fn is_relevant(event: &Event, root: &Path, db_dir: &Path) -> bool {
+/// `root`, outside hidden directories (the walk skips those) and is not one of the
+/// workspace's own database files (`own_files`: the index and the agent-memory
+/// database; their `-wal`, `-shm` and `.partial-PID` companions count as theirs).
+fn is_relevant(event: &Event, root: &Path, own_files: &[PathBuf]) -> bool {
     if matches!(event.kind, EventKind::Access(_)) {
         return false;
     }
-    event.paths.iter().any(|p| indexable_path(p, root, db_dir))
+    event
+        .paths
+        .iter()
+        .any(|p| indexable_path(p, root, own_files))
 }
 
-fn indexable_path(path: &Path, root: &Path, db_dir: &Path) -> bool {
-    if !db_dir.as_os_str().is_empty() && path.starts_with(db_dir) {
+fn indexable_path(path: &Path, root: &Path, own_files: &[PathBuf]) -> bool {
+    let own = own_files.iter().any(|db| {
+        path.parent() == db.parent()
+            && match (path.file_name(), db.file_name()) {
+                (Some(name), Some(db_name)) => name
+                    .as_encoded_bytes()
+                    .starts_with(db_name.as_encoded_bytes()),
+                _ => false,
+            }
+    });
+    if own {
         return false;
     }
     let Ok(rel) = path.strip_prefix(root) else {
@@ -233,7 +242,10 @@ mod tests {
     #[test]
     fn only_writes_to_indexable_paths_count() {
         let root = Path::new("/w");
-        let db = PathBuf::from("/w/.constellation");
+        let db = [
+            PathBuf::from("/w/.constellation/index.db"),
+            PathBuf::from("/w/.constellation/memory.db"),
+        ];
         let modify = EventKind::Modify(ModifyKind::Any);
         assert!(is_relevant(&event(modify, "/w/src/a.py"), root, &db));
         assert!(is_relevant(
@@ -253,9 +265,31 @@ mod tests {
         ));
         assert!(!is_relevant(&event(modify, "/w/.git/index"), root, &db));
         assert!(!is_relevant(&event(modify, "/elsewhere/a.py"), root, &db));
-        // A database outside the root: its directory is simply never under the root.
-        let outside = PathBuf::from("/tmp/x");
-        assert!(is_relevant(&event(modify, "/w/src/a.py"), root, &outside));
+        // A database file in the tree (`--db /w/cst.db`): its files are not events,
+        // the sources beside it are.
+        let inside = [
+            PathBuf::from("/w/cst.db"),
+            PathBuf::from("/w/cst.memory.db"),
+        ];
+        assert!(!is_relevant(&event(modify, "/w/cst.db-wal"), root, &inside));
+        assert!(!is_relevant(
+            &event(modify, "/w/cst.db.partial-42"),
+            root,
+            &inside
+        ));
+        assert!(!is_relevant(
+            &event(modify, "/w/cst.memory.db-shm"),
+            root,
+            &inside
+        ));
+        assert!(is_relevant(&event(modify, "/w/cst.py"), root, &inside));
+        // A database in a directory above the root (`--db /x/index.db`, root /x/tree).
+        let above = [PathBuf::from("/w/index.db")];
+        assert!(is_relevant(
+            &event(modify, "/w/tree/a.py"),
+            Path::new("/w/tree"),
+            &above
+        ));
     }
 
     #[test]
