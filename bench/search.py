@@ -15,7 +15,15 @@ and the sources it reads are the bench's own, never committed):
        shared by several symbols;
      - two parts: two distinct identifier parts of a name with at least two parts, in
        random order (`response parse` for parseHTTPResponse); correct when the symbol
-       is in the top 5 (strict), or a symbol of the same name is (lenient);
+       is in the top 5 (strict), or a symbol of the same name is (lenient). The strict
+       misses are sorted by kind: `copies` (a symbol of the same name is in the top 5:
+       copies of the name fill it), `likelier names` (every top-5 hit is a name holding
+       both words with no more parts than the sampled one: as good an answer to those
+       two words, ties broken by popularity), `ranking` (the others). Also printed:
+       the ceiling, what the best possible ranking can expect under this sampling (for
+       each query the 5 symbols likeliest to have been sampled for it: a name of k
+       parts yields a given pair of them with chance 1/(k(k-1)), so fewer parts first;
+       equal chances split at random);
      - typo: one random substitution or deletion in a name of 5+ characters; correct
        when the symbol is in the top 5 (strict), or a same-named one is (lenient);
   4. latency of every call, from request to answer, through that one server (warm:
@@ -32,8 +40,9 @@ it a temp dir is used and removed. The binary is $CONSTELLATION_BIN, else
 target/release/constellation.
 
 What it prints: the command, the corpus (crates, files, bytes, symbols), the index
-time, then per query class the hit rates and latency p50/p99 (nearest rank) in ms, and
-the worst examples. Exit status 0, or 2 when a prerequisite is missing.
+time, then per query class the hit rates (strict also over the sampled names that no
+other symbol of the sampled kinds has: `unique names`) and latency p50/p99 (nearest
+rank) in ms, and the worst examples. Exit status 0, or 2 when a prerequisite is missing.
 """
 
 from __future__ import annotations
@@ -131,6 +140,40 @@ def typo(name: str, rng: random.Random) -> str:
     return name[:i] + rng.choice(letters) + name[i + 1 :]
 
 
+def part_index(conn: sqlite3.Connection) -> tuple[dict[int, list[str]], dict[str, set[int]]]:
+    """The identifier parts of every symbol of the sampled kinds, and the symbols holding
+    each part."""
+    parts: dict[int, list[str]] = {}
+    by_part: dict[str, set[int]] = {}
+    for node_id, name in conn.execute(
+        "SELECT id, name FROM nodes WHERE kind IN (%s)" % ",".join("?" * len(KINDS)), KINDS
+    ):
+        p = split_identifier(name)
+        parts[node_id] = p
+        for x in set(p):
+            by_part.setdefault(x, set()).add(node_id)
+    return parts, by_part
+
+
+def pair_chance(parts: list[str], a: str, b: str) -> float:
+    """The chance that the two-part query of a name with these parts is `a b`."""
+    pairs = [(i, j) for i in range(len(parts)) for j in range(len(parts)) if parts[i] != parts[j]]
+    hits = sum(1 for i, j in pairs if parts[i] == a and parts[j] == b)
+    return hits / len(pairs) if pairs else 0.0
+
+
+def best_chance(
+    parts: dict[int, list[str]], by_part: dict[str, set[int]], a: str, b: str, node_id: int
+) -> float:
+    """The chance that the best ranking has node_id in the top 5 for query `a b`: the 5
+    symbols likeliest to have been sampled for it first, equal chances in random order."""
+    chances = [pair_chance(parts[n], a, b) for n in by_part.get(a, set()) & by_part.get(b, set())]
+    mine = pair_chance(parts[node_id], a, b)
+    better = sum(1 for c in chances if c > mine)
+    ties = sum(1 for c in chances if c == mine)
+    return max(0.0, min(1.0, (5 - better) / max(ties, 1)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", type=int, default=500)
@@ -174,24 +217,35 @@ def main() -> None:
             "SELECT name FROM nodes WHERE kind IN (%s)" % ",".join("?" * len(KINDS)), KINDS
         ):
             name_counts[name] = name_counts.get(name, 0) + 1
+        symbol_parts, by_part = part_index(conn)
         conn.close()
 
         server = McpServer(binary, root, db, "search_bench")
         search(server, "warm up", 5)
         classes: dict[str, dict] = {}
 
-        def record(cls: str, ms: float, strict: bool, lenient: bool, example: str) -> None:
-            c = classes.setdefault(cls, {"ms": [], "strict": 0, "lenient": 0, "n": 0, "misses": []})
+        def record(
+            cls: str, ms: float, strict: bool, lenient: bool, example: str, unique: bool
+        ) -> None:
+            c = classes.setdefault(
+                cls,
+                {"ms": [], "strict": 0, "lenient": 0, "n": 0, "misses": [], "un": 0, "ustrict": 0},
+            )
             c["ms"].append(ms)
             c["n"] += 1
             c["strict"] += strict
             c["lenient"] += lenient
+            c["un"] += unique
+            c["ustrict"] += unique and strict
             if not lenient and len(c["misses"]) < 8:
                 c["misses"].append(example)
 
         shared = 0
+        miss_kinds = {"copies": 0, "likelier names": 0, "ranking": 0}
+        ceiling = 0.0
         for node_id, name in sample:
             shared += name_counts.get(name, 1) > 1
+            unique = name_counts.get(name, 1) == 1
             ms, hits, _ = search(server, name, 5)
             top = hits[0] if hits else None
             record(
@@ -200,6 +254,7 @@ def main() -> None:
                 bool(top) and top["node_id"] == node_id,
                 bool(top) and top["name"] == name,
                 f"{name!r} -> {top['qualified_name'] if top else None}",
+                unique,
             )
             parts = split_identifier(name)
             if len(parts) >= 2 and len(set(parts)) >= 2:
@@ -208,13 +263,25 @@ def main() -> None:
                     i, j = rng.sample(range(len(parts)), 2)
                 q = f"{parts[i]} {parts[j]}"
                 ms, hits, _ = search(server, q, 5)
+                strict = any(h["node_id"] == node_id for h in hits)
+                lenient = any(h["name"] == name for h in hits)
                 record(
                     "two parts",
                     ms,
-                    any(h["node_id"] == node_id for h in hits),
-                    any(h["name"] == name for h in hits),
+                    strict,
+                    lenient,
                     f"{q!r} for {name!r} -> {[h['name'] for h in hits]}",
+                    unique,
                 )
+                if lenient and not strict:
+                    miss_kinds["copies"] += 1
+                elif not strict:
+                    likelier = len(hits) == 5 and all(
+                        parts[i] in hp and parts[j] in hp and len(hp) <= len(parts)
+                        for hp in (split_identifier(h["name"]) for h in hits)
+                    )
+                    miss_kinds["likelier names" if likelier else "ranking"] += 1
+                ceiling += best_chance(symbol_parts, by_part, parts[i], parts[j], node_id)
             if len(name) >= 5:
                 q = typo(name, rng)
                 ms, hits, answer = search(server, q, 5)
@@ -224,6 +291,7 @@ def main() -> None:
                     any(h["node_id"] == node_id for h in hits),
                     any(h["name"] == name for h in hits),
                     f"{q!r} for {name!r} -> {[h['name'] for h in hits]}",
+                    unique,
                 )
         server.close()
 
@@ -239,6 +307,11 @@ def main() -> None:
             else:
                 print(f"  strict (the sampled symbol in the top 5): {pct(c['strict'], c['n'])}")
                 print(f"  lenient (a symbol of that name in the top 5): {pct(c['lenient'], c['n'])}")
+            print(f"  strict on unique names: {pct(c['ustrict'], c['un'])}")
+            if cls == "two parts":
+                kinds = ", ".join(f"{k} {v}" for k, v in miss_kinds.items())
+                print(f"  strict misses by kind: {kinds}")
+                print(f"  ceiling (the best ranking's expected strict): {100.0 * ceiling / c['n']:.1f}%")
             print(f"  latency: {latency(c['ms'])}")
             for m in c["misses"]:
                 print(f"    miss: {m}")

@@ -105,6 +105,19 @@ fn words_of_names_qualified_names_and_typos() {
             ("func:pkg/http.py::parse_response_header", "fts"),
         ])
     );
+    // Whole words before a prefix word, then fewer other parts, then the best copy of
+    // a name before the other copies of it, popularity last (pkg/cache.py, pkg/store.py).
+    let a = search(&root, &db, "entry cache", &[]);
+    assert_eq!(
+        hits(&a),
+        pairs(&[
+            ("func:pkg/cache.py::cache_entry", "fts"),
+            ("func:pkg/cache.py::stale_cache_entry", "fts"),
+            ("class:pkg/cache.py::CacheEntryBuilder", "fts"),
+            ("func:pkg/store.py::stale_cache_entry", "fts"),
+            ("func:pkg/cache.py::entry_cached", "fts"),
+        ])
+    );
     for q in [
         "HTTPServer::parse_request",
         "pkg.http.HTTPServer.parse_request",

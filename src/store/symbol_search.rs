@@ -108,21 +108,26 @@ pub fn matching_ids(conn: &Connection, query: &str, cap: usize) -> Result<Vec<i6
     Ok(ids)
 }
 
-/// Node ids matching an FTS5 query with their BM25 score (higher is better; column
-/// weights: name 10, parts 6, scope 3, path 1.5, signature 1), best first, at most `cap`.
-pub fn ranked_ids(
+/// Node ids matching an FTS5 query with their names and BM25 scores (higher is better;
+/// column weights: name 10, parts 6, scope 3, path 1.5, signature 1), best score first,
+/// at most `cap`. The names let the caller rank every candidate before it reads any
+/// whole row.
+pub fn ranked_names(
     conn: &Connection,
     query: &str,
     cap: usize,
-) -> Result<Vec<(i64, f64)>, StoreError> {
+) -> Result<Vec<(i64, String, f64)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT rowid, -bm25(symbol_search, 10.0, 0.0, 6.0, 3.0, 1.5, 1.0, 0.0, 0.0) AS score
-         FROM symbol_search WHERE symbol_search MATCH ?1 ORDER BY score DESC LIMIT ?2",
+        "SELECT s.rowid, n.name, -bm25(symbol_search, 10.0, 0.0, 6.0, 3.0, 1.5, 1.0, 0.0, 0.0) AS score
+         FROM symbol_search s JOIN nodes n ON n.id = s.rowid
+         WHERE symbol_search MATCH ?1 ORDER BY score DESC LIMIT ?2",
     )?;
-    let ids = stmt
-        .query_map(params![query, cap as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+    let rows = stmt
+        .query_map(params![query, cap as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(ids)
+    Ok(rows)
 }
 
 /// Distinct terms of column `column` (`name` or `rname`) from `lo` (inclusive) to `hi`

@@ -7,17 +7,34 @@
 //!    qualified query (`Shape::area`, `pkg.mod.f`) the segments must match too, which
 //!    ranks higher still;
 //! 2. prefix: the whole name starts with the query;
-//! 3. fts: every query term matches a column (the last term as a prefix); ranked by
-//!    how much of the name the terms cover, then BM25 (name and identifier parts
-//!    weigh most, then enclosing names, path, signature);
+//! 3. fts: every query term matches a column (the last term as a prefix);
 //! 4. fuzzy, only when no name matched the query or held all its words: names within
 //!    edit distance 1-2 (optimal string alignment) of the query, found through the
 //!    terms sharing its first or last half; above the weaker word matches.
 //!
-//! Within a tier, popularity breaks ties: ln(1 + in-degree), the number of resolved
-//! edges (calls, imports, bases) reaching the node. In-degree rather than PageRank
-//! because it costs one pass over an index per generation, where PageRank needs the
-//! whole symbol graph loaded; over call graphs the two order the top nodes alike.
+//! Within the prefix and fts tiers, hits rank by how the name holds the query's words,
+//! in this order:
+//! - the match level: 2 for each word that is a whole identifier part of the name, 1
+//!   for a prefix word (the last, or one typed with `*`) that only begins a part
+//!   (`response parse`: `parse_response` before `response_parser`);
+//! - then fewer parts of the name that no word matches. Words are typed from the name
+//!   meant, so the name they describe most completely is the likeliest: if two of the
+//!   k parts of a name are typed, a given pair comes from it with chance 1/(k(k-1)),
+//!   so `parse_response` (k = 2) before `parse_http_response` (k = 3);
+//! - then the best copy of each name before its other copies (one binding repeated in
+//!   40 platform modules), so the other names that match as well still show;
+//! - then popularity and BM25 (name and identifier parts weigh most, then enclosing
+//!   names, path, signature) together, as ties only: neither lifts a name over one
+//!   that holds the words better.
+//!
+//! Each candidate (up to a cap, the best by BM25, which favours short names too) is
+//! ranked by its name before any row is read, and only the shown rows are read.
+//!
+//! Within the exact and fuzzy tiers, popularity breaks ties: ln(1 + in-degree), the
+//! number of resolved edges (calls, imports, bases) reaching the node. In-degree rather
+//! than PageRank because it costs one pass over an index per generation, where PageRank
+//! needs the whole symbol graph loaded; over call graphs the two order the top nodes
+//! alike.
 
 use std::collections::HashSet;
 
@@ -42,7 +59,8 @@ pub const DEFAULT_LIMIT: usize = 20;
 pub const MAX_LIMIT: usize = 200;
 /// Most exact-name candidates ranked per query.
 const EXACT_CAP: usize = 100_000;
-/// Most full-text candidates ranked per query (without a path filter).
+/// Most full-text candidates ranked per query (without a path filter), the best by BM25
+/// (which favours short names too); only the shown ones are read whole.
 const FTS_CAP: usize = 300;
 /// Most full-text candidates read when a path glob filters them afterwards.
 const FTS_CAP_FILTERED: usize = 3000;
@@ -142,6 +160,18 @@ struct Scored {
     row: ShownSymbol,
     score: f64,
     match_kind: &'static str,
+}
+
+/// A prefix or words candidate, ranked by its name before its row is read.
+struct Candidate<'a> {
+    score: f64,
+    /// The score it has when a better copy of its name comes first.
+    further_copy: f64,
+    id: i64,
+    name: &'a str,
+    is_prefix: bool,
+    /// Whether the name starts with the query or holds all its words.
+    holds_all: bool,
 }
 
 /// What the query asks for, parsed once.
@@ -363,10 +393,11 @@ pub fn search(
         } else {
             FTS_CAP
         };
-        let mut ids = rows::ranked_ids(conn, &format!("{{name parts}} : ({expr}){filters}"), cap)?;
+        let mut ids =
+            rows::ranked_names(conn, &format!("{{name parts}} : ({expr}){filters}"), cap)?;
         if ids.len() < limit.max(10) {
             let named: HashSet<i64> = ids.iter().map(|x| x.0).collect();
-            let wide = rows::ranked_ids(
+            let wide = rows::ranked_names(
                 conn,
                 &format!("{{name parts scope path signature}} : ({wide_expr}){filters}"),
                 cap,
@@ -374,37 +405,71 @@ pub fn search(
             ids.extend(wide.into_iter().filter(|x| !named.contains(&x.0)));
         }
         capped |= ids.len() >= cap;
-        let best = ids.iter().map(|x| x.1).fold(1e-9, f64::max);
-        let query_parts: Vec<&str> = parsed.terms.iter().map(|(t, _)| t.as_str()).collect();
+        // Every candidate is ranked by its name before any row is read; then rows are
+        // read best first, only as many as the answer shows (all of them when a path
+        // glob may still reject some).
+        let best = ids.iter().map(|x| x.2).fold(1e-9, f64::max);
         let prefix_token = parsed.token.as_deref();
-        for (id, bm25) in ids {
-            let Some(row) = unseen_row(id, &mut seen)? else {
+        let mut ranked: Vec<Candidate> = Vec::with_capacity(ids.len());
+        for (id, name, bm25) in &ids {
+            if seen.contains(id) {
+                continue;
+            }
+            let m = name_match(&parsed.terms, name);
+            let is_prefix = prefix_token.is_some_and(|t| name_token(name).starts_with(t));
+            let holds_all = is_prefix || m.whole + m.prefix == parsed.terms.len();
+            let score = |first| {
+                fts_score(
+                    &m,
+                    parsed.terms.len(),
+                    is_prefix,
+                    first,
+                    pop(*id),
+                    bm25 / best,
+                )
+            };
+            ranked.push(Candidate {
+                score: score(true),
+                further_copy: score(false),
+                id: *id,
+                name,
+                is_prefix,
+                holds_all,
+            });
+        }
+        let order =
+            |a: &Candidate, b: &Candidate| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id));
+        ranked.sort_by(order);
+        // Copies of a name (one binding generated per platform, one method per impl)
+        // match alike: the best of each goes first, the others after the names that
+        // match as well.
+        let mut names_seen: HashSet<&str> = HashSet::new();
+        for c in &mut ranked {
+            if !names_seen.insert(c.name) {
+                c.score = c.further_copy;
+            }
+        }
+        ranked.sort_by(order);
+        let want = if glob.is_some() {
+            usize::MAX
+        } else {
+            strong |= ranked.iter().any(|c| c.holds_all);
+            limit.saturating_sub(found.len())
+        };
+        let mut taken = 0;
+        for (i, c) in ranked.iter().enumerate() {
+            if taken >= want {
+                unread += ranked.len() - i;
+                break;
+            }
+            let Some(row) = unseen_row(c.id, &mut seen)? else {
                 continue;
             };
-            let name_parts = split_identifier(&row.name);
-            // How many query words are parts of the name (the last one may be a
-            // prefix of one), and how many of them exactly.
-            let mut covered = 0usize;
-            let mut whole = 0usize;
-            for (i, q) in query_parts.iter().enumerate() {
-                if name_parts.iter().any(|n| n == q) {
-                    covered += 1;
-                    whole += 1;
-                } else if i + 1 == query_parts.len() && name_parts.iter().any(|n| n.starts_with(q))
-                {
-                    covered += 1;
-                }
-            }
-            let coverage = covered as f64 / query_parts.len().max(1) as f64;
-            let extra = name_parts.len().saturating_sub(covered) as f64;
-            let is_prefix = prefix_token.is_some_and(|t| name_token(&row.name).starts_with(t));
-            strong |= is_prefix || covered == query_parts.len();
-            let base = if is_prefix { 500.0 } else { 0.0 };
+            taken += 1;
+            strong |= c.holds_all;
             found.push(Scored {
-                score: base + 40.0 * coverage + 4.0 * whole as f64 - 3.0 * extra
-                    + 10.0 * (bm25 / best)
-                    + pop(id),
-                match_kind: if is_prefix { "prefix" } else { "fts" },
+                score: c.score,
+                match_kind: if c.is_prefix { "prefix" } else { "fts" },
                 row,
             });
         }
@@ -488,6 +553,72 @@ pub fn search(
     Ok(answer)
 }
 
+/// How a name holds the words of a query (step 3 of the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NameMatch {
+    /// Query words that are whole parts of the name.
+    whole: usize,
+    /// Prefix words (the last one, or one typed with `*`) that only begin a part.
+    prefix: usize,
+    /// Parts of the name that no query word matches.
+    extra: usize,
+}
+
+/// The [`NameMatch`] of `name` for the query `terms` (lowercase parts, with whether
+/// each may match as a prefix).
+fn name_match(terms: &[(String, bool)], name: &str) -> NameMatch {
+    let parts = split_identifier(name);
+    let mut used = vec![false; parts.len()];
+    let (mut whole, mut prefix) = (0, 0);
+    for (term, may_prefix) in terms {
+        let mut is_whole = false;
+        let mut begins = false;
+        for (part, used) in parts.iter().zip(used.iter_mut()) {
+            if part == term {
+                is_whole = true;
+                *used = true;
+            } else if *may_prefix && part.starts_with(term.as_str()) {
+                begins = true;
+                *used = true;
+            }
+        }
+        if is_whole {
+            whole += 1;
+        } else if begins {
+            prefix += 1;
+        }
+    }
+    NameMatch {
+        whole,
+        prefix,
+        extra: used.iter().filter(|u| !**u).count(),
+    }
+}
+
+/// The score of a prefix or words hit (step 3 of the module docs), for a query of
+/// `terms` words: a lexicographic order folded into one number from 0 to 60 (plus 500
+/// for a prefix of the whole name). First the match level (2 per whole word, 1 per
+/// prefix word; steps of 20), then fewer other parts (steps of 1, counted up to 19),
+/// then the first copy of a name before the others (0.5), then `popularity + bm25` (the
+/// BM25 score over the best one's, at most 1) squashed below 0.5.
+fn fts_score(
+    m: &NameMatch,
+    terms: usize,
+    is_prefix: bool,
+    first_of_name: bool,
+    popularity: f64,
+    bm25: f64,
+) -> f64 {
+    let level = (2 * m.whole + m.prefix) as f64;
+    let soft = popularity + bm25;
+    let key = 20.0 * level
+        + (19 - m.extra.min(19)) as f64
+        + if first_of_name { 0.5 } else { 0.0 }
+        + 0.49 * soft / (1.0 + soft);
+    let base = if is_prefix { 500.0 } else { 0.0 };
+    base + 60.0 * key / (40 * terms.max(1) + 20) as f64
+}
+
 /// Cuts `answer.hits` until its JSON fits `budget` tokens; fills `truncated`, `more`,
 /// `note` and `tokens`.
 fn fit_hits(answer: &mut SearchAnswer, limit: usize, budget: usize) -> Result<(), ToolError> {
@@ -563,4 +694,62 @@ fn close_names(conn: &Connection, token: &str) -> Result<Vec<(String, usize)>, T
     close.dedup_by(|a, b| a.0 == b.0);
     close.truncate(FUZZY_NAMES);
     Ok(close)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms(query: &str) -> Vec<(String, bool)> {
+        parse_query(query).terms
+    }
+
+    fn m(whole: usize, prefix: usize, extra: usize) -> NameMatch {
+        NameMatch {
+            whole,
+            prefix,
+            extra,
+        }
+    }
+
+    #[test]
+    fn name_match_counts_whole_words_prefix_words_and_other_parts() {
+        let q = terms("response parse");
+        assert_eq!(q, [("response".into(), false), ("parse".into(), true)]);
+        assert_eq!(name_match(&q, "parse_response"), m(2, 0, 0));
+        assert_eq!(name_match(&q, "parseHTTPResponse"), m(2, 0, 1));
+        assert_eq!(name_match(&q, "response_parser"), m(1, 1, 0));
+        // Only the last word (or one typed with `*`) may be a prefix.
+        assert_eq!(name_match(&q, "responses_parse"), m(1, 0, 1));
+        assert_eq!(
+            name_match(&terms("resp* parse"), "responses_parse"),
+            m(1, 1, 0)
+        );
+        // A repeated part is matched wherever it occurs.
+        assert_eq!(
+            name_match(&terms("bindgen ty"), "uffd_msg__bindgen_ty_1__bindgen_ty_4"),
+            m(2, 0, 4)
+        );
+        assert_eq!(name_match(&q, "unrelated"), m(0, 0, 1));
+    }
+
+    #[test]
+    fn fts_score_orders_level_then_other_parts_then_first_copy_then_popularity() {
+        let s = |m: NameMatch, first: bool, pop: f64| fts_score(&m, 2, false, first, pop, 0.5);
+        // Whole words beat a prefix word, whatever the other parts or the popularity.
+        assert!(s(m(2, 0, 19), false, 0.0) > s(m(1, 1, 0), true, 20.0));
+        // Fewer other parts beat popularity and being the first copy of a name.
+        assert!(s(m(2, 0, 1), false, 0.0) > s(m(2, 0, 2), true, 20.0));
+        // Beyond 19 other parts the count no longer orders.
+        assert_eq!(s(m(2, 0, 19), true, 1.0), s(m(2, 0, 30), true, 1.0));
+        // The first copy of a name beats a more popular further copy of another.
+        assert!(s(m(2, 0, 1), true, 0.0) > s(m(2, 0, 1), false, 20.0));
+        // Then popularity and BM25 order.
+        assert!(s(m(2, 0, 1), true, 1.0) > s(m(2, 0, 1), true, 0.0));
+        assert!(fts_score(&m(2, 0, 1), 2, false, true, 0.0, 1.0) > s(m(2, 0, 1), true, 0.0));
+        // Words hits score from 0 to 60, prefix hits 500 more.
+        assert!(s(m(2, 0, 0), true, 1e9) < 60.0);
+        assert!(s(m(0, 0, 30), false, 0.0) >= 0.0);
+        assert!(fts_score(&m(0, 0, 30), 2, true, false, 0.0, 0.0) >= 500.0);
+    }
 }
