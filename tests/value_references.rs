@@ -1,5 +1,5 @@
 //! Value references (a function, method or class used as a value, not called) on
-//! `fixtures/py-value-refs`: the rows its README lists (```references and
+//! `fixtures/py-value-refs` and `fixtures/ts-value-refs`: the rows their READMEs list (```references and
 //! ```unresolved blocks) must be exactly the index's, `get_impact` must reach the tests
 //! that pass a function as a value, and the graph algorithms must not see the new edges.
 
@@ -11,19 +11,21 @@ use serde_json::{json, Value};
 
 const FIXTURE: &str = "py-value-refs";
 
+/// `user_path:line user -> target_path target provenance`, sorted as the READMEs are.
+fn reference_edges(conn: &rusqlite::Connection) -> Vec<String> {
+    strings(
+        conn,
+        "SELECT user_path || ':' || line || ' ' || user || ' -> ' || target_path || ' ' ||
+                target || ' ' || provenance
+         FROM reference_edges ORDER BY user_path, line, target_path, target",
+    )
+}
+
 #[test]
 fn value_references_match_readme() {
     let (_dir, root, db) = indexed_fixture(FIXTURE);
     let conn = open_db(&db);
-    assert_eq!(
-        strings(
-            &conn,
-            "SELECT user_path || ':' || line || ' ' || user || ' -> ' || target_path || ' ' ||
-                    target || ' ' || provenance
-             FROM reference_edges ORDER BY user_path, line, target_path, target",
-        ),
-        readme_block(FIXTURE, "references"),
-    );
+    assert_eq!(reference_edges(&conn), readme_block(FIXTURE, "references"));
     assert_eq!(
         strings(
             &conn,
@@ -54,6 +56,30 @@ fn value_references_match_readme() {
     );
     drop(conn);
     let _ = root;
+}
+
+#[test]
+fn typescript_value_references_match_readme_and_reach_the_test_file() {
+    let (_dir, root, db) = indexed_fixture("ts-value-refs");
+    let conn = open_db(&db);
+    assert_eq!(
+        reference_edges(&conn),
+        readme_block("ts-value-refs", "references")
+    );
+    drop(conn);
+    let mut c = Client::start(&root, &db);
+    handshake(&mut c);
+    let v = c.call("get_impact", json!({"target": "func:handlers.ts::double"}));
+    let v = answer(&v);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        dependents(&v),
+        vec![
+            (s("file:handlers.test.ts"), 1, s("references")),
+            (s("func:handlers.ts::doubled"), 1, s("references")),
+        ]
+    );
+    assert_eq!(tests_of(&v), vec![(s("handlers.test.ts"), None, 1)]);
 }
 
 /// `(file, test, depth)` of an impact answer's tests.
@@ -95,7 +121,10 @@ fn impact_of_a_function_passed_as_a_value_reaches_its_tests() {
     let mut c = Client::start(&root, &db);
     handshake(&mut c);
     let s = |x: &str| x.to_string();
-    let v = c.call("get_impact", json!({"target": "func:pkg/funcs.py::all_equal"}));
+    let v = c.call(
+        "get_impact",
+        json!({"target": "func:pkg/funcs.py::all_equal"}),
+    );
     let v = &answer(&v);
     assert_eq!(
         dependents(v),
@@ -106,7 +135,11 @@ fn impact_of_a_function_passed_as_a_value_reaches_its_tests() {
                 1,
                 s("references")
             ),
-            (s("func:tests/test_funcs.py::test_leading_equal"), 2, s("calls")),
+            (
+                s("func:tests/test_funcs.py::test_leading_equal"),
+                2,
+                s("calls")
+            ),
         ]
     );
     assert_eq!(
@@ -118,7 +151,10 @@ fn impact_of_a_function_passed_as_a_value_reaches_its_tests() {
     );
     assert!(v.get("note").is_none(), "{v}");
 
-    let v = c.call("get_impact", json!({"target": "func:pkg/funcs.py::by_length"}));
+    let v = c.call(
+        "get_impact",
+        json!({"target": "func:pkg/funcs.py::by_length"}),
+    );
     let v = &answer(&v);
     assert_eq!(
         tests_of(v),
@@ -157,7 +193,12 @@ fn graph_algorithms_do_not_see_value_references() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|u| (u["node_id"].as_str().unwrap(), u["use_line"].as_u64().unwrap()))
+        .map(|u| {
+            (
+                u["node_id"].as_str().unwrap(),
+                u["use_line"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         users,
@@ -168,7 +209,10 @@ fn graph_algorithms_do_not_see_value_references() {
         ]
     );
     assert!(
-        v["note"].as_str().unwrap().contains("used as a value by 3 node(s)"),
+        v["note"]
+            .as_str()
+            .unwrap()
+            .contains("used as a value by 3 node(s)"),
         "{v}"
     );
 }

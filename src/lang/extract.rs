@@ -1004,9 +1004,10 @@ impl<'s, 't> Collector<'s, 't> {
             // (`self.f` and `cls.f` do: the receiver is the enclosing class).
             if call.value
                 && scope.local
-                && !call.qualifier.as_deref().is_some_and(|q| {
-                    receivers.contains(&q.split(['.', '?']).next().unwrap_or(q))
-                })
+                && !call
+                    .qualifier
+                    .as_deref()
+                    .is_some_and(|q| receivers.contains(&q.split(['.', '?']).next().unwrap_or(q)))
             {
                 continue;
             }

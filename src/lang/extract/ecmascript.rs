@@ -52,11 +52,11 @@ pub(super) fn call_site<'t>(
     }
 }
 
-/// A name used as a value (`f`, `a.b.f`, `this.onDone`) taken apart like a callee;
-/// `None` for any other expression.
+/// A name used as a value (`f`, `a.b.f`, `this.onDone`, the `f` of a shorthand
+/// property `{ f }`) taken apart like a callee; `None` for any other expression.
 pub(super) fn value_reference(node: Node<'_>) -> Option<Callee<'_>> {
     match node.kind() {
-        "identifier" => Some(Callee {
+        "identifier" | "shorthand_property_identifier" => Some(Callee {
             name: node,
             qualifier: None,
         }),
