@@ -49,7 +49,7 @@ fn value_references_match_readme() {
     assert_eq!(
         int(
             &conn,
-            "SELECT count(*) FROM refs WHERE kind = 'reference'
+            "SELECT count(*) FROM refs WHERE kind = 'reference' AND qualifier IS NULL
                AND name IN ('f', 'cb', 'fn', 'items', 'groups', 'xs', 'words', 'result')"
         ),
         0
@@ -159,6 +159,24 @@ fn impact_of_a_function_passed_as_a_value_reaches_its_tests() {
     assert_eq!(
         tests_of(v),
         vec![(s("tests/test_funcs.py"), Some(s("test_sort_words")), 2)]
+    );
+
+    // A special method reached on the way stands for its class: `len(Bag())`.
+    let v = c.call(
+        "get_impact",
+        json!({"target": "func:pkg/funcs.py::count_items"}),
+    );
+    let v = &answer(&v);
+    assert_eq!(
+        dependents(v),
+        vec![
+            (s("func:pkg/funcs.py::Bag::__len__"), 1, s("calls")),
+            (s("func:tests/test_funcs.py::test_bag_len"), 2, s("calls")),
+        ]
+    );
+    assert_eq!(
+        tests_of(v),
+        vec![(s("tests/test_funcs.py"), Some(s("test_bag_len")), 2)]
     );
 
     let v = c.call(

@@ -238,18 +238,20 @@ pub fn target_nodes(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
         // A constructor or special method runs wherever its class is built or used
         // through syntax (`Foo()`, `for x in foo`, `a + b`): the class's own
         // dependents (constructor calls, subclasses) are its callers.
-        out.extend(
-            g.graph
-                .edges_directed(ix, Direction::Incoming)
-                .filter(|e| {
-                    e.weight().kind == EdgeKind::Contains && is_type_kind(&g.node(e.source()).kind)
-                })
-                .map(|e| e.source()),
-        );
+        out.extend(classes_of(g, ix));
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// The class-like nodes that contain `ix` directly.
+fn classes_of(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
+    g.graph
+        .edges_directed(ix, Direction::Incoming)
+        .filter(|e| e.weight().kind == EdgeKind::Contains && is_type_kind(&g.node(e.source()).kind))
+        .map(|e| e.source())
+        .collect()
 }
 
 /// How a node was reached by one walk.
@@ -265,7 +267,8 @@ struct Reach {
 /// Breadth-first walk against the edges (calls, references, imports, inherits,
 /// implements) from
 /// `seeds`, along edges at least `min` confident, to `depth` hops. A class-like node
-/// reached stands for its members too. Cost: O(reached nodes + their in-edges).
+/// reached stands for its members too; a constructor or special method reached stands
+/// for its class too (not for the class's other members). Cost: O(reached nodes + their in-edges).
 fn walk(g: &SymbolGraph, seeds: &[NodeIndex], depth: usize, min: f32) -> HashMap<NodeIndex, Reach> {
     let mut reached: HashMap<NodeIndex, Reach> = HashMap::new();
     let mut queue: VecDeque<NodeIndex> = VecDeque::new();
@@ -288,6 +291,11 @@ fn walk(g: &SymbolGraph, seeds: &[NodeIndex], depth: usize, min: f32) -> HashMap
         let mut sinks = vec![(u, None)];
         if r.depth > 0 && is_type_kind(&g.node(u).kind) {
             sinks.extend(members(g, u).into_iter().map(|m| (m, Some(m))));
+        }
+        // A constructor or special method reached on the way runs wherever its class
+        // is built or used through syntax, as for a target (see `target_nodes`).
+        if r.depth > 0 && implicitly_called(g.node(u)) {
+            sinks.extend(classes_of(g, u).into_iter().map(|c| (c, None)));
         }
         for (sink, member) in sinks {
             let mut edges: Vec<_> = g
