@@ -1,6 +1,12 @@
 //! The symbol-level graph: every node of the index (files, modules, functions, methods,
 //! classes, ...) and every edge (`contains`, `imports`, `calls`, `inherits`,
 //! `implements`), loaded once per index generation and shared read-only.
+//!
+//! `references` edges (a function, method or class used as a value: a callback,
+//! `map(f, xs)`) are kept beside the graph, by target ([`SymbolGraph::value_users`]),
+//! not in [`SymbolGraph::graph`]: the algorithms (PageRank, communities, betweenness,
+//! articulation points, paths, summaries, degrees) run on the edges they always did,
+//! and the dependency walks (`get_impact`, `diff_impact`) read both.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -19,6 +25,9 @@ pub enum EdgeKind {
     Calls,
     Inherits,
     Implements,
+    /// A function, method or class used as a value by the source node (kept beside
+    /// the graph: [`SymbolGraph::value_users`]).
+    References,
 }
 
 impl EdgeKind {
@@ -30,6 +39,7 @@ impl EdgeKind {
             "calls" => EdgeKind::Calls,
             "inherits" => EdgeKind::Inherits,
             "implements" => EdgeKind::Implements,
+            "references" => EdgeKind::References,
             _ => return None,
         })
     }
@@ -42,6 +52,7 @@ impl EdgeKind {
             EdgeKind::Calls => "calls",
             EdgeKind::Inherits => "inherits",
             EdgeKind::Implements => "implements",
+            EdgeKind::References => "references",
         }
     }
 }
@@ -115,6 +126,9 @@ pub struct SymbolGraph {
     pub generation: i64,
     by_key: HashMap<String, NodeIndex>,
     by_id: HashMap<i64, NodeIndex>,
+    /// `references` edges by target: the nodes that use it as a value, each with its
+    /// edge, in edge id order.
+    value_users: HashMap<NodeIndex, Vec<(NodeIndex, SymbolEdge)>>,
     pagerank: OnceLock<Vec<f64>>,
     communities: OnceLock<Communities>,
     betweenness: OnceLock<Betweenness>,
@@ -182,6 +196,7 @@ impl SymbolGraph {
         let mut graph = DiGraph::with_capacity(rows.nodes.len(), rows.edges.len());
         let mut by_key = HashMap::with_capacity(rows.nodes.len());
         let mut by_id = HashMap::with_capacity(rows.nodes.len());
+        let mut value_users: HashMap<NodeIndex, Vec<(NodeIndex, SymbolEdge)>> = HashMap::new();
         for n in rows.nodes {
             let (id, key) = (n.id, n.key.clone());
             let ix = graph.add_node(n);
@@ -196,22 +211,24 @@ impl SymbolGraph {
             ) else {
                 continue;
             };
-            graph.add_edge(
-                a,
-                b,
-                SymbolEdge {
-                    kind,
-                    confidence: e.confidence as f32,
-                    provenance: intern_provenance(&e.provenance),
-                    line: e.line.unwrap_or(0).max(0) as u32,
-                },
-            );
+            let edge = SymbolEdge {
+                kind,
+                confidence: e.confidence as f32,
+                provenance: intern_provenance(&e.provenance),
+                line: e.line.unwrap_or(0).max(0) as u32,
+            };
+            if kind == EdgeKind::References {
+                value_users.entry(b).or_default().push((a, edge));
+            } else {
+                graph.add_edge(a, b, edge);
+            }
         }
         SymbolGraph {
             graph,
             generation: rows.generation,
             by_key,
             by_id,
+            value_users,
             pagerank: OnceLock::new(),
             communities: OnceLock::new(),
             betweenness: OnceLock::new(),
@@ -262,11 +279,24 @@ impl SymbolGraph {
             |_, e| (e.confidence >= min).then_some(*e),
         );
         let left_out = self.graph.edge_count() - graph.edge_count() + self.left_out;
+        let value_users = self
+            .value_users
+            .iter()
+            .filter_map(|(&dst, users)| {
+                let kept: Vec<(NodeIndex, SymbolEdge)> = users
+                    .iter()
+                    .filter(|(_, e)| e.confidence >= min)
+                    .copied()
+                    .collect();
+                (!kept.is_empty()).then_some((dst, kept))
+            })
+            .collect();
         SymbolGraph {
             graph,
             generation: self.generation,
             by_key: self.by_key.clone(),
             by_id: self.by_id.clone(),
+            value_users,
             pagerank: OnceLock::new(),
             communities: OnceLock::new(),
             betweenness: OnceLock::new(),
@@ -285,6 +315,18 @@ impl SymbolGraph {
     /// How many edges of the whole graph this view leaves out for their confidence.
     pub fn left_out(&self) -> usize {
         self.left_out
+    }
+
+    /// The `references` edges into `ix`: each node that uses it as a value (passes it,
+    /// stores it, returns it) with the edge, in edge id order; empty when none. These
+    /// edges are not in [`SymbolGraph::graph`] (module docs). Cost: one hash lookup.
+    pub fn value_users(&self, ix: NodeIndex) -> &[(NodeIndex, SymbolEdge)] {
+        self.value_users.get(&ix).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many `references` edges this snapshot holds beside the graph.
+    pub fn value_reference_count(&self) -> usize {
+        self.value_users.values().map(Vec::len).sum()
     }
 
     /// The node with this key (`func:src/a.rs::f`).

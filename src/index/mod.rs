@@ -902,6 +902,21 @@ fn write_outcome(
             ..reference(tx, file_node, "export", export.name)
         });
     }
+    for value in facts.references {
+        let flags = value.flags();
+        let src_id = value
+            .enclosing
+            .and_then(|i| ids.get(i).copied())
+            .unwrap_or(file_node);
+        pending.push(Ref {
+            qualifier: value.qualifier,
+            line: value.line,
+            col: value.column,
+            receiver_type: value.receiver_type,
+            flags,
+            ..reference(tx, src_id, "reference", value.name)
+        });
+    }
     Ok(())
 }
 

@@ -1,4 +1,5 @@
-//! Resolution: references (imports, base names, calls, exports) to edges.
+//! Resolution: references (imports, base names, calls, value references, exports) to
+//! edges.
 //!
 //! Imports go to files through [`Modules`] (provenance `specifier`, confidence 1.0).
 //! Base names and calls go to definitions by rules that follow the language's own
@@ -13,7 +14,9 @@
 //!
 //! A run resolves in four phases, because each reads what the ones before wrote:
 //! imports (everything else follows import bindings), exports (bases and calls follow
-//! renamed and default exports), bases (calls follow the class hierarchy), then calls.
+//! renamed and default exports), bases (calls follow the class hierarchy), then calls
+//! and value references (a name used as a value, not called: resolved as a call of
+//! that name would be, written as a `references` edge).
 
 mod c;
 mod go;
@@ -418,8 +421,13 @@ impl Resolver {
         self.mros.clear();
         self.native = native::Caches::default();
         for (r, is_new) in merge_by_id(&new[new_bases..], &old[old_bases..]) {
-            let outcome = self.resolve_call(tx, r)?;
-            self.write(tx, r, is_new, "calls", outcome)?;
+            if r.kind == "reference" {
+                let outcome = self.resolve_reference(tx, r)?;
+                self.write(tx, r, is_new, "references", outcome)?;
+            } else {
+                let outcome = self.resolve_call(tx, r)?;
+                self.write(tx, r, is_new, "calls", outcome)?;
+            }
         }
         tracing::debug!(
             "resolve: {} names in {} ms",
@@ -490,6 +498,19 @@ impl Resolver {
             Family::Java => self.java_call(tx, r),
             Family::C => self.c_call(tx, r),
             _ => self.legacy_name(tx, r),
+        }
+    }
+
+    /// Resolves a name used as a value (`map(f, xs)`, `cb=self.done`, `x = mod.f`) by
+    /// the rules its file's family applies to a call of that name: the same lookup, the
+    /// same rule and confidence, an edge only to a function, method or class of the
+    /// workspace. Families whose extractor records no value references (Rust, Go, Java,
+    /// C/C++) leave it `unresolved`.
+    fn resolve_reference(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
+        match self.family(r.file_id) {
+            Family::Python => self.python_call(tx, r),
+            Family::JavaScript => self.js_call(tx, r),
+            _ => Ok(Outcome::status("unresolved", 0)),
         }
     }
 
@@ -670,7 +691,7 @@ impl Resolver {
 }
 
 /// The phase a reference is resolved in: imports (0), then exports (1), then bases
-/// (2), then calls (3).
+/// (2), then calls and value references (3).
 fn phase_of(r: &Ref) -> u8 {
     match r.kind {
         "import" => 0,

@@ -17,6 +17,7 @@
 //! | `@import.<kind>`         | an import node (`import`, `reexport`, `use`, `mod`, `include`, `include_system`) |
 //! | `@import.statement`      | the statement whose line an import reports                |
 //! | `@call`, `@call.arguments` | a call's callee (`f`, `a.b`, `a::b`) and its arguments  |
+//! | `@reference`             | a name used as a value, not called (`f`, `a.b`): an argument, an assigned or returned value, a literal's element |
 //! | `@inherit.extends` / `@inherit.implements` | a base named in a class/interface header |
 //! | `@inherit.trait`, `@inherit.type` | Rust `impl Trait for Type`                       |
 //! | `@type_checking.condition`, `@type_checking.block` | Python `if TYPE_CHECKING:` |
@@ -152,6 +153,7 @@ enum Role {
     ImportStatement,
     Call,
     CallArguments,
+    Reference,
     Extends,
     Implements,
     ImplTrait,
@@ -200,6 +202,7 @@ impl Role {
             "import.statement" => Role::ImportStatement,
             "call" => Role::Call,
             "call.arguments" => Role::CallArguments,
+            "reference" => Role::Reference,
             "inherit.extends" => Role::Extends,
             "inherit.implements" => Role::Implements,
             "inherit.trait" => Role::ImplTrait,
@@ -360,6 +363,7 @@ struct Parts<'t> {
     import_statement: Option<Node<'t>>,
     call: Option<Node<'t>>,
     call_arguments: Option<Node<'t>>,
+    reference: Option<Node<'t>>,
     inherit: Option<(bool, Node<'t>)>,
     impl_trait: Option<Node<'t>>,
     impl_type: Option<Node<'t>>,
@@ -394,6 +398,7 @@ impl<'t> Parts<'t> {
             Role::ImportStatement => self.import_statement = Some(node),
             Role::Call => self.call = Some(node),
             Role::CallArguments => self.call_arguments = Some(node),
+            Role::Reference => self.reference = Some(node),
             Role::Extends => self.inherit = Some((false, node)),
             Role::Implements => self.inherit = Some((true, node)),
             Role::ImplTrait => self.impl_trait = Some(node),
@@ -431,6 +436,8 @@ struct PendingCall {
     column: u32,
     constructor: bool,
     path: bool,
+    /// A name used as a value (`@reference`), not a call.
+    value: bool,
 }
 
 /// A base named in a class/interface header, before its owner is known.
@@ -524,6 +531,8 @@ impl<'s, 't> Collector<'s, 't> {
             self.add_import(kind, node, parts.import_statement.unwrap_or(node));
         } else if let Some(callee) = parts.call {
             self.add_call(callee, parts.call_arguments);
+        } else if let Some(value) = parts.reference {
+            self.add_reference(value);
         } else if let Some((implements, base)) = parts.inherit {
             let name = match self.family {
                 Family::Python => python::base_name(base, self.source),
@@ -929,6 +938,37 @@ impl<'s, 't> Collector<'s, 't> {
             column: u32::try_from(name.start_position().column).unwrap_or(u32::MAX),
             constructor,
             path,
+            value: false,
+        });
+    }
+
+    /// Records a name used as a value (`f`, `a.b.f`, `self.f`): taken apart like a
+    /// callee; other expressions are not references.
+    fn add_reference(&mut self, node: Node<'t>) {
+        let parsed = match self.family {
+            Family::Python => python::callee(node),
+            Family::EcmaScript => ecmascript::value_reference(node),
+            _ => None,
+        };
+        let Some(Callee { name, qualifier }) = parsed else {
+            return;
+        };
+        let name_text = self.name(name);
+        if name_text.is_empty() {
+            return;
+        }
+        let qualifier_text = qualifier
+            .map(|q| text::collapsed(self.source, q, MAX_QUALIFIER_CHARS))
+            .filter(|q| !q.is_empty());
+        self.calls.push(PendingCall {
+            position: offset(node.start_byte()),
+            name: name_text,
+            qualifier: qualifier_text,
+            line: line_of(name.start_position().row),
+            column: u32::try_from(name.start_position().column).unwrap_or(u32::MAX),
+            constructor: false,
+            path: false,
+            value: true,
         });
     }
 
@@ -954,14 +994,25 @@ impl<'s, 't> Collector<'s, 't> {
         );
         drop(sites);
         let mut locator = Locator::new(&symbols);
-        let calls = self
-            .calls
-            .into_iter()
-            .zip(scopes)
-            .map(|(call, scope)| CallRef {
-                enclosing: locator
-                    .innermost(call.position)
-                    .and_then(|index| owners.code(index)),
+        let receivers = self.family.scoping().receivers;
+        let (mut calls, mut references) = (Vec::new(), Vec::new());
+        for (call, scope) in self.calls.into_iter().zip(scopes) {
+            let enclosing = locator
+                .innermost(call.position)
+                .and_then(|index| owners.code(index));
+            // A value read from a local variable or parameter names no definition
+            // (`self.f` and `cls.f` do: the receiver is the enclosing class).
+            if call.value
+                && scope.local
+                && !call
+                    .qualifier
+                    .as_deref()
+                    .is_some_and(|q| receivers.contains(&q.split(['.', '?']).next().unwrap_or(q)))
+            {
+                continue;
+            }
+            let reference = CallRef {
+                enclosing,
                 name: call.name,
                 qualifier: call.qualifier,
                 line: call.line,
@@ -970,8 +1021,13 @@ impl<'s, 't> Collector<'s, 't> {
                 local: scope.local,
                 constructor: call.constructor,
                 path: call.path,
-            })
-            .collect();
+            };
+            if call.value {
+                references.push(reference);
+            } else {
+                calls.push(reference);
+            }
+        }
 
         // Class headers, and Rust impls matched to a struct/enum of this file.
         let mut inherits: Vec<(u32, InheritRef)> = Vec::new();
@@ -1031,6 +1087,7 @@ impl<'s, 't> Collector<'s, 't> {
             symbols,
             imports,
             calls,
+            references,
             inherits: inherits.into_iter().map(|(_, inherit)| inherit).collect(),
             exports: self.exports.into_iter().map(|(_, export)| export).collect(),
             has_errors,

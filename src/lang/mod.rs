@@ -2,7 +2,7 @@
 //!
 //! Owns the tree-sitter grammars and the `.scm` queries under `src/lang/queries/`. Turns
 //! the bytes of one file into [`FileFacts`]: symbols with qualified names and spans, the
-//! raw import specifiers, call sites and base classes. It resolves nothing (that is
+//! raw import specifiers, call sites, names used as values and base classes. It resolves nothing (that is
 //! `index::resolve`) and does no I/O beyond what it is handed.
 
 use serde::Serialize;
@@ -434,6 +434,13 @@ pub struct FileFacts {
     pub symbols: Vec<Symbol>,
     pub imports: Vec<ImportRef>,
     pub calls: Vec<CallRef>,
+    /// Names used as values, not called (Python, JS/TS): an argument (`map(f, xs)`,
+    /// `key=self.sort_key`), the right-hand side of an assignment, a return value, an
+    /// element of a list/tuple/set/dict literal, a parameter's default. Same shape as a
+    /// call (the name, the text before it, the enclosing symbol, the receiver's type);
+    /// names bound to a local variable or parameter (other than `self.x`/`cls.x`) are
+    /// left out, as they never name a definition.
+    pub references: Vec<CallRef>,
     pub inherits: Vec<InheritRef>,
     /// Renamed and default exports (JS/TS).
     pub exports: Vec<ExportRef>,

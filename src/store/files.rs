@@ -84,7 +84,7 @@ pub struct Ref {
     pub file_id: i64,
     /// The enclosing node (a function, a class, or the file node).
     pub src_id: i64,
-    /// `import` | `call` | `inherit` | `implement`.
+    /// `import` | `call` | `reference` | `inherit` | `implement` | `export`.
     pub kind: &'static str,
     /// Imports: how the import was written (`import`, `require`, `mod`, `use`, ...).
     pub form: Option<&'static str>,
@@ -105,6 +105,7 @@ fn intern(s: &str) -> &'static str {
     const KNOWN: &[&str] = &[
         "import",
         "call",
+        "reference",
         "inherit",
         "implement",
         "export",

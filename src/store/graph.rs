@@ -87,7 +87,7 @@ pub struct SymbolRow {
 pub struct SymbolEdgeRow {
     pub src: i64,
     pub dst: i64,
-    /// `imports` | `calls` | `contains` | `inherits` | `implements`.
+    /// `imports` | `calls` | `contains` | `inherits` | `implements` | `references`.
     pub kind: String,
     pub confidence: f64,
     /// `edges.provenance`: the rule that found the edge (`syntax`, `specifier`, `scope`,

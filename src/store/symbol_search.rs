@@ -148,13 +148,14 @@ pub fn terms_in_range(
     Ok(terms)
 }
 
-/// How many edges other than `contains` point at each node: `v[id]` for node `id`
-/// (0 beyond the end). One pass over the `edges_dst` index.
+/// How many edges other than `contains` and `references` point at each node: `v[id]`
+/// for node `id` (0 beyond the end); value uses are left out, as the graph algorithms
+/// leave them out. One pass over the `edges_dst` index.
 pub fn in_degrees(conn: &Connection) -> Result<Vec<u32>, StoreError> {
     let max: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM nodes", [], |r| r.get(0))?;
     let mut v = vec![0u32; (max.max(0) + 1) as usize];
     let mut stmt = conn
-        .prepare("SELECT dst_id, count(*) FROM edges WHERE kind <> 'contains' GROUP BY dst_id")?;
+        .prepare("SELECT dst_id, count(*) FROM edges WHERE kind <> 'contains' AND kind <> 'references' GROUP BY dst_id")?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         let (id, n): (i64, i64) = (r.get(0)?, r.get(1)?);

@@ -139,6 +139,18 @@ pub fn get_node_details(
             .collect()
     };
     let (mut callers, callees) = (linked(Direction::Incoming), linked(Direction::Outgoing));
+    // The nodes that use it as a value (`references` edges, beside the graph).
+    let value_users: Vec<Value> = g
+        .value_users(ix)
+        .iter()
+        .map(|(o, e)| {
+            let mut b = brief(g, *o);
+            b["use_line"] = json!(e.line);
+            b["provenance"] = json!(e.provenance);
+            b["confidence"] = json!((f64::from(e.confidence) * 1000.0).round() / 1000.0);
+            b
+        })
+        .collect();
     let is_type = super::impact::is_type_kind(&n.kind);
     let hierarchy_depth = match (args.transitive, args.hierarchy_depth) {
         (_, Some(d)) if d == 0 || d > super::hierarchy::MAX_HIERARCHY_DEPTH => {
@@ -231,7 +243,11 @@ pub fn get_node_details(
         ),
         None => None,
         Some(_) => None,
-    };
+    }
+    .map(|note| match value_users.len() {
+        0 => note,
+        k => format!("{note}; used as a value by {k} node(s) (value_users), which may call it"),
+    });
     let (possible_callers, possible_callees) = match &unresolved {
         Some(u) if include_possible => {
             (possible(&u.possible_callers), possible(&u.possible_callees))
@@ -259,6 +275,7 @@ pub fn get_node_details(
         .max(callees.len())
         .max(possible_callers.len())
         .max(possible_callees.len())
+        .max(value_users.len())
         .max(hierarchy_max);
     fit(args.budget_tokens.unwrap_or(DEFAULT_BUDGET), max, |limit| {
         let mut v = json!({
@@ -293,6 +310,10 @@ pub fn get_node_details(
                 v["possible_callees"] =
                     json!(possible_callees.iter().take(limit).collect::<Vec<_>>());
             }
+        }
+        if !value_users.is_empty() {
+            v["value_users_total"] = json!(value_users.len());
+            v["value_users"] = json!(value_users.iter().take(limit).collect::<Vec<_>>());
         }
         if let Some(note) = &note {
             v["note"] = json!(note);

@@ -4,8 +4,9 @@
 //! change touches.
 //!
 //! A dependent is a node with an edge into the target (or into a dependent): a caller
-//! (`calls`), an importer (`imports`), a subclass (`inherits`) or an implementation
-//! (`implements`). A class stands for its members: the callers of its methods and
+//! (`calls`), a user of it as a value (`references`: it passes, stores or returns the
+//! function, so whoever receives the value may call it), an importer (`imports`), a
+//! subclass (`inherits`) or an implementation (`implements`). A class stands for its members: the callers of its methods and
 //! constructor depend on it. A file stands for every symbol it defines, plus its
 //! importers. Containment is never followed upwards (the class of a caller is not a
 //! dependent).
@@ -77,7 +78,8 @@ pub struct Dependent {
     pub line: i64,
     /// Edges between it and the target (1: direct).
     pub depth: usize,
-    /// The edge kind of its first hop: `calls`, `imports`, `inherits`, `implements`.
+    /// The edge kind of its first hop: `calls`, `references`, `imports`, `inherits`,
+    /// `implements`.
     pub via: String,
     /// The member of a class it reaches when that is how it depends (`speak` for a
     /// caller of `Duck.speak` while assessing `Duck`).
@@ -138,7 +140,7 @@ pub struct ImpactLists {
 }
 
 /// [`ImpactLists::note`] for an empty `files` list.
-pub const NO_DEPENDENTS_NOTE: &str = "no call, import or base-class edge at least min_confidence confident reaches it. Not seen by the index: uses as a value (a callback, map(f, ...), a function stored in a field or passed to a decorator), lookups by string (getattr, registries, reflection) and calls the resolution rules left unresolved (query_index: SELECT * FROM unresolved_refs WHERE name = 'NAME'); the possible list holds the weaker guesses";
+pub const NO_DEPENDENTS_NOTE: &str = "no call, value-use, import or base-class edge at least min_confidence confident reaches it. Not seen by the index: values passed on through a variable or parameter (only the place that names the function is linked to it), decorators, uses as a value in Rust, Go, Java and C/C++, lookups by string (getattr, registries, reflection) and calls or value uses the resolution rules left unresolved (query_index: SELECT * FROM unresolved_refs WHERE name = 'NAME'); the possible list holds the weaker guesses";
 
 /// The answer of `get_impact`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -236,18 +238,20 @@ pub fn target_nodes(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
         // A constructor or special method runs wherever its class is built or used
         // through syntax (`Foo()`, `for x in foo`, `a + b`): the class's own
         // dependents (constructor calls, subclasses) are its callers.
-        out.extend(
-            g.graph
-                .edges_directed(ix, Direction::Incoming)
-                .filter(|e| {
-                    e.weight().kind == EdgeKind::Contains && is_type_kind(&g.node(e.source()).kind)
-                })
-                .map(|e| e.source()),
-        );
+        out.extend(classes_of(g, ix));
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// The class-like nodes that contain `ix` directly.
+fn classes_of(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
+    g.graph
+        .edges_directed(ix, Direction::Incoming)
+        .filter(|e| e.weight().kind == EdgeKind::Contains && is_type_kind(&g.node(e.source()).kind))
+        .map(|e| e.source())
+        .collect()
 }
 
 /// How a node was reached by one walk.
@@ -260,9 +264,11 @@ struct Reach {
     confidence: f32,
 }
 
-/// Breadth-first walk against the edges (calls, imports, inherits, implements) from
+/// Breadth-first walk against the edges (calls, references, imports, inherits,
+/// implements) from
 /// `seeds`, along edges at least `min` confident, to `depth` hops. A class-like node
-/// reached stands for its members too. Cost: O(reached nodes + their in-edges).
+/// reached stands for its members too; a constructor or special method reached stands
+/// for its class too (not for the class's other members). Cost: O(reached nodes + their in-edges).
 fn walk(g: &SymbolGraph, seeds: &[NodeIndex], depth: usize, min: f32) -> HashMap<NodeIndex, Reach> {
     let mut reached: HashMap<NodeIndex, Reach> = HashMap::new();
     let mut queue: VecDeque<NodeIndex> = VecDeque::new();
@@ -286,12 +292,23 @@ fn walk(g: &SymbolGraph, seeds: &[NodeIndex], depth: usize, min: f32) -> HashMap
         if r.depth > 0 && is_type_kind(&g.node(u).kind) {
             sinks.extend(members(g, u).into_iter().map(|m| (m, Some(m))));
         }
+        // A constructor or special method reached on the way runs wherever its class
+        // is built or used through syntax, as for a target (see `target_nodes`).
+        if r.depth > 0 && implicitly_called(g.node(u)) {
+            sinks.extend(classes_of(g, u).into_iter().map(|c| (c, None)));
+        }
         for (sink, member) in sinks {
             let mut edges: Vec<_> = g
                 .graph
                 .edges_directed(sink, Direction::Incoming)
                 .filter(|e| e.weight().kind != EdgeKind::Contains && e.weight().confidence >= min)
                 .map(|e| (e.source(), e.weight().kind, e.weight().confidence))
+                .chain(
+                    g.value_users(sink)
+                        .iter()
+                        .filter(|(_, e)| e.confidence >= min)
+                        .map(|(src, e)| (*src, e.kind, e.confidence)),
+                )
                 .collect();
             edges.sort_by_key(|e| e.0);
             for (src, kind, conf) in edges {

@@ -52,6 +52,25 @@ pub(super) fn call_site<'t>(
     }
 }
 
+/// A name used as a value (`f`, `a.b.f`, `this.onDone`, the `f` of a shorthand
+/// property `{ f }`) taken apart like a callee; `None` for any other expression.
+pub(super) fn value_reference(node: Node<'_>) -> Option<Callee<'_>> {
+    match node.kind() {
+        "identifier" | "shorthand_property_identifier" => Some(Callee {
+            name: node,
+            qualifier: None,
+        }),
+        "member_expression" => {
+            let name = node.child_by_field_name("property")?;
+            (name.kind() == "property_identifier").then(|| Callee {
+                name,
+                qualifier: node.child_by_field_name("object"),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// The first argument if it is a string, or a template string without `${}`.
 fn first_literal(arguments: Node, source: &[u8]) -> Option<String> {
     let mut cursor = arguments.walk();

@@ -1193,3 +1193,101 @@ fn dump_tree_of_a_file() {
     let tree = parser.parse(&bytes, None).unwrap();
     println!("{}", tree.root_node().to_sexp());
 }
+
+/// `(name, qualifier, line, enclosing)` per value reference.
+fn references(facts: &FileFacts) -> Vec<(&str, Option<&str>, u32, Option<usize>)> {
+    facts
+        .references
+        .iter()
+        .map(|c: &CallRef| (c.name.as_str(), c.qualifier.as_deref(), c.line, c.enclosing))
+        .collect()
+}
+
+#[test]
+fn python_names_used_as_values() {
+    let source = r#"import os
+from m import helper
+
+def double(x):
+    return x * 2
+
+def uses(xs, cb=double):
+    ys = list(map(double, xs))
+    ys.sort(key=helper.key)
+    f = double
+    g = cb
+    table = {"d": double, "h": helper}
+    pair = (double, os.path.join)
+    items = [double]
+    return f, ys, g, table, pair, items, double(1)
+
+class C:
+    handler = double
+
+    def run(self, submit, cls_arg):
+        submit(self.done, callback=self.done)
+        return cls_arg.attr
+
+    def done(self):
+        return self
+
+REGISTRY = [C.run, C]
+"#;
+    let facts = facts(Language::Python, source);
+    // Symbols: 0 double, 1 uses, 2 C, 3 C::run, 4 C::done.
+    assert_eq!(
+        references(&facts),
+        vec![
+            ("double", None, 7, Some(1)),
+            ("double", None, 8, Some(1)),
+            ("key", Some("helper"), 9, Some(1)),
+            ("double", None, 10, Some(1)),
+            ("double", None, 12, Some(1)),
+            ("helper", None, 12, Some(1)),
+            ("double", None, 13, Some(1)),
+            ("join", Some("os.path"), 13, Some(1)),
+            ("double", None, 14, Some(1)),
+            ("double", None, 18, Some(2)),
+            ("done", Some("self"), 21, Some(3)),
+            ("done", Some("self"), 21, Some(3)),
+            ("run", Some("C"), 27, None),
+            ("C", None, 27, None),
+        ]
+    );
+    // The call of `double` on line 15 is a call, not a value.
+    assert!(calls(&facts).contains(&("double", None, 15, Some(1))));
+}
+
+#[test]
+fn javascript_names_used_as_values() {
+    let source = r#"import { helper } from "./m";
+function double(x) { return x * 2; }
+export function uses(xs, cb) {
+  const ys = xs.map(double);
+  const f = helper.key;
+  const g = cb;
+  const table = { d: double, double };
+  return [double, f, g, ys, table];
+}
+class C {
+  run(submit) { submit(this.done); return double; }
+  done() {}
+}
+module.exports = double;
+"#;
+    let facts = facts(Language::JavaScript, source);
+    // Symbols: 0 double, 1 uses, 2 C, 3 C::run, 4 C::done.
+    assert_eq!(
+        references(&facts),
+        vec![
+            ("double", None, 4, Some(1)),
+            ("key", Some("helper"), 5, Some(1)),
+            ("double", None, 7, Some(1)),
+            ("double", None, 7, Some(1)),
+            ("double", None, 8, Some(1)),
+            ("done", Some("this"), 11, Some(3)),
+            ("double", None, 11, Some(3)),
+            ("double", None, 14, None),
+        ]
+    );
+}

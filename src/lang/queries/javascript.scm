@@ -53,6 +53,17 @@
 (call_expression function: (_) @call arguments: (_) @call.arguments)
 (new_expression constructor: (_) @call)
 
+; ---- names used as values, not called (`arr.map(double)`, `cb = this.onDone`,
+; `return f`, `[f, g]`, `{ key: f }`, `{ f }`): extract/ecmascript.rs takes `f` /
+; `a.b.f` apart like a callee; other expressions are ignored.
+(arguments [(identifier) (member_expression)] @reference)
+(variable_declarator value: [(identifier) (member_expression)] @reference)
+(assignment_expression right: [(identifier) (member_expression)] @reference)
+(return_statement [(identifier) (member_expression)] @reference)
+(array [(identifier) (member_expression)] @reference)
+(pair value: [(identifier) (member_expression)] @reference)
+(object (shorthand_property_identifier) @reference)
+
 ; ---- inheritance ---------------------------------------------------------
 ; In TypeScript the child is an extends_clause / implements_clause node, which
 ; extract/ecmascript.rs ignores here; typescript.scm matches inside them.

@@ -23,6 +23,22 @@
 ; ---- calls ---------------------------------------------------------------
 (call function: (_) @call)
 
+; ---- names used as values, not called (a callback, `map(f, xs)`, `key=self.k`,
+; `x = mod.f`, `return f`, `{'a': on_a}`, `def g(cb=f)`): extract/python.rs
+; takes `f` / `a.b.f` apart like a callee; other expressions are ignored.
+(argument_list [(identifier) (attribute)] @reference)
+(keyword_argument value: [(identifier) (attribute)] @reference)
+(assignment right: [(identifier) (attribute)] @reference)
+(augmented_assignment right: [(identifier) (attribute)] @reference)
+(return_statement [(identifier) (attribute)] @reference)
+(expression_list [(identifier) (attribute)] @reference)
+(list [(identifier) (attribute)] @reference)
+(tuple [(identifier) (attribute)] @reference)
+(set [(identifier) (attribute)] @reference)
+(pair value: [(identifier) (attribute)] @reference)
+(default_parameter value: [(identifier) (attribute)] @reference)
+(typed_default_parameter value: [(identifier) (attribute)] @reference)
+
 ; ---- inheritance: bases, keyword arguments (metaclass=) excluded ---------
 (class_definition
   superclasses: (argument_list [(identifier) (attribute) (subscript)] @inherit.extends))
