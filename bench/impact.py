@@ -20,6 +20,8 @@
     body are the truth, and `get_impact` (over MCP, default depth 3, and depth 6) lists
     its tests. Prints recall (share of the executing tests listed, over all pairs, and
     the mean per function) and precision (share of the listed tests that executed it).
+    The JavaScript counterpart (V8 coverage per test file of an npm package) is
+    bench/impact_js.py.
 
 Usage: python3 bench/impact.py [--package rich] [--old 13.6.0] [--new 13.7.0] [--runs 5]
        python3 bench/impact.py --coverage [--cov-package more-itertools] [--sample 200]
