@@ -30,10 +30,13 @@ Granularity: per test file. JS runners have no per-test coverage contexts, and
 callbacks, so the index has no test function to name); a finer truth could not be
 compared with a finer answer.
 
-Each miss gets a reason read from the index: the function has no caller at all and is
-the module's export (`module.exports = function f`, reached through `require`), or its
-name is used as a value (a callback), or nothing resolved calls it; or it has callers
-but none of them leads to that test file within the depth (the chain breaks upstream).
+Each miss gets a reason read from the index, at the function itself when nothing calls
+it, else at the uncalled functions up its chain (where the chain breaks): its module is
+required but `require('./x')` resolves to the `x.d.ts` beside `x.js`; it is
+`module.exports = function f`, called through a `require` binding; a prototype method
+called on an instance of unknown type; its name is used as a value (a callback, an
+object property); no resolved caller otherwise. Or the depth limit cut the chain, or the
+chain leads to other test files only.
 
 Usage: python3 bench/impact_js.py [--js-package resolve] [--js-version 1.22.10]
                                   [--tests 'test/*.js'] [--sample 200] [--keep DIR]
@@ -170,7 +173,7 @@ def truth_of(proj: str, db: str, cov: dict[str, list[dict]]) -> tuple[list[tuple
             "SELECT n.key, n.name, f.path, n.start_line, n.start_byte, n.end_byte FROM nodes n "
             "JOIN files f ON f.id = n.file_id WHERE n.kind IN ('function', 'method') ORDER BY n.id"
         )
-        if not is_test_path(r[2]) and re.search(r"\.(c|m)?[jt]sx?$", r[2])
+        if not is_test_path(r[2]) and re.search(r"\.(c|m)?[jt]sx?$", r[2]) and not re.search(r"\.d\.[cm]?ts$", r[2])
     ]
     # per test file, per absolute path: [(start16, end16, count)]
     fns: dict[str, dict[str, list[tuple[int, int, int]]]] = {}
@@ -207,19 +210,27 @@ def truth_of(proj: str, db: str, cov: dict[str, list[dict]]) -> tuple[list[tuple
     return rows, truth, len(in_loaded), sum(1 for k in in_loaded if k not in matched)
 
 
+DTS = "its module is required, but require('./x') resolves to the x.d.ts beside x.js"
 EXPORT = "module.exports = function NAME, called through a require binding (call unresolved)"
+PROTO = "a prototype method (X.prototype.m = function) called on an instance of unknown type"
 VALUE = "used as a value (a callback, or an object property called through the object)"
 UNRESOLVED = "no resolved caller (a dynamic or unresolved call)"
 
 
-def no_caller_reason(conn: sqlite3.Connection, proj: str, name: str, path: str) -> str:
+def no_caller_reason(conn: sqlite3.Connection, proj: str, name: str, path: str, signature: str) -> str:
     """Why nothing in the index calls the function `name` of `path` (it was called at run time)."""
     exported = conn.execute(
         "SELECT 1 FROM refs r JOIN files f ON f.id = r.file_id WHERE f.path = ? AND r.kind = 'export' AND r.qualifier = ?",
         (path, name),
     ).fetchone()
-    if exported:
+    stem, ext = os.path.splitext(path)
+    dts = stem + {".mjs": ".d.mts", ".cjs": ".d.cts"}.get(ext, ".d.ts")
+    if exported and conn.execute("SELECT 1 FROM file_imports WHERE dst_path = ?", (dts,)).fetchone():
+        return DTS
+    if signature.startswith("module.exports ="):
         return EXPORT
+    if ".prototype." in signature.split("=")[0]:
+        return PROTO
     with open(os.path.join(proj, path), encoding="utf-8", errors="replace") as f:
         src = f.read()
     values = [
@@ -230,9 +241,9 @@ def no_caller_reason(conn: sqlite3.Connection, proj: str, name: str, path: str) 
     return VALUE if values else UNRESOLVED
 
 
-def node_of(conn: sqlite3.Connection, key: str) -> tuple[str, str, str] | None:
+def node_of(conn: sqlite3.Connection, key: str) -> tuple[str, str, str, str] | None:
     return conn.execute(
-        "SELECT n.kind, n.name, f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.key = ?", (key,)
+        "SELECT n.kind, n.name, f.path, coalesce(n.signature, '') FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.key = ?", (key,)
     ).fetchone()
 
 
@@ -247,15 +258,15 @@ def reason(conn: sqlite3.Connection, proj: str, key: str, sc: dict, depth: int) 
     the source: (category, detail). The reason at the function itself when nothing calls
     it, else at the functions up its chain that nothing calls (where the chain breaks),
     else the depth limit, else the chain leads elsewhere."""
-    _, name, path = node_of(conn, key) or ("", "", "")
+    _, name, path, signature = node_of(conn, key) or ("", "", "", "")
     if not (sc.get("dependents_total", 0) or sc.get("possible_total", 0)):
-        return "itself: " + no_caller_reason(conn, proj, name, path), ""
+        return "itself: " + no_caller_reason(conn, proj, name, path, signature), ""
     deps = [d for g in sc.get("files", []) + sc.get("possible", []) for d in g.get("dependents", [])]
     roots: dict[str, list[str]] = {}
     for d in deps:
         n = node_of(conn, d["node_id"])
         if n and n[0] in ("function", "method") and not has_callers(conn, d["node_id"]):
-            roots.setdefault(no_caller_reason(conn, proj, n[1], n[2]), []).append(n[1])
+            roots.setdefault(no_caller_reason(conn, proj, n[1], n[2], n[3]), []).append(n[1])
     if roots:
         return "upstream: " + " / ".join(sorted(roots)), "chain breaks at " + ", ".join(sorted({x for v in roots.values() for x in v}))
     if any(d.get("depth") == depth for d in deps):
