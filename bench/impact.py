@@ -24,6 +24,8 @@
     (`--cov-package boltons`: its sdist ships `tests/`, which run under pytest in about
     15 s). The package directory must be `PKG/` at the top of the sdist (PKG is the
     name with `-` as `_`) and the tests under `tests/`.
+    The JavaScript counterpart (V8 coverage per test file of an npm package) is
+    bench/impact_js.py.
 
 Usage: python3 bench/impact.py [--package rich] [--old 13.6.0] [--new 13.7.0] [--runs 5]
        python3 bench/impact.py --coverage [--cov-package more-itertools] [--sample 200]
