@@ -32,7 +32,16 @@ use std::time::Duration;
 use notify::event::EventKind;
 use notify::{Event, RecursiveMode, Watcher as _};
 
-use super::workspace::Workspace;
+use crate::index::IndexReport;
+
+/// What the refresher thread calls: an incremental index run of the watched workspace
+/// (the workspace implements it; this module does not know the workspace).
+pub trait Refresh: Send + Sync {
+    /// Brings the index up to date with the disk (an incremental run).
+    ///
+    /// Errors: the run's, as text (it is only logged).
+    fn refresh_now(&self) -> Result<IndexReport, String>;
+}
 
 /// How long the tree must be quiet before the refresher re-indexes (milliseconds of
 /// no relevant event).
@@ -109,20 +118,21 @@ impl std::fmt::Debug for Watch {
 }
 
 impl Watch {
-    /// Starts watching `ws`'s root; events are counted in `counters` and a refresher
-    /// thread (holding only a weak reference to the workspace) re-indexes after each
-    /// quiet period. The first background run starts at once, so the index is brought
-    /// up to date with the disk as it was when the watch began.
+    /// Starts watching `root`; events are counted in `counters` and a refresher thread
+    /// (holding only a weak reference to `target`) re-indexes after each quiet period.
+    /// The first background run starts at once, so the index is brought up to date
+    /// with the disk as it was when the watch began. `own_files` are the workspace's
+    /// database files (the index and the agent memory), whose writes are not events.
     ///
     /// Errors: the watcher's own (`notify::Error`), e.g. when the system's limit of
     /// watched directories is reached; nothing keeps running then.
-    pub fn start(
-        ws: &Arc<Workspace>,
+    pub fn start<R: Refresh + 'static>(
+        target: &Arc<R>,
+        root: &Path,
+        own_files: Vec<PathBuf>,
         counters: Arc<FreshnessCounters>,
     ) -> Result<Watch, notify::Error> {
-        let root = ws.root().to_path_buf();
-        let db = ws.store().path().to_path_buf();
-        let own_files = [db.clone(), crate::memory::db_path(&db)];
+        let root = root.to_path_buf();
         let (wake, woken) = mpsc::channel::<()>();
         let seen = Arc::clone(&counters);
         let handler_root = root.clone();
@@ -151,7 +161,7 @@ impl Watch {
             }
         })?;
         watcher.watch(&root, RecursiveMode::Recursive)?;
-        let weak = Arc::downgrade(ws);
+        let weak = Arc::downgrade(target);
         std::thread::Builder::new()
             .name("constellation-refresher".into())
             .spawn(move || refresher(weak, counters, woken))
@@ -162,7 +172,11 @@ impl Watch {
 
 /// The refresher thread: one run at start, then one after each quiet period that
 /// follows an event; ends when the watcher (the sender) is dropped or the workspace is.
-fn refresher(ws: Weak<Workspace>, counters: Arc<FreshnessCounters>, woken: mpsc::Receiver<()>) {
+fn refresher<R: Refresh>(
+    target: Weak<R>,
+    counters: Arc<FreshnessCounters>,
+    woken: mpsc::Receiver<()>,
+) {
     loop {
         // Drain: wait for QUIET without an event.
         loop {
@@ -173,9 +187,11 @@ fn refresher(ws: Weak<Workspace>, counters: Arc<FreshnessCounters>, woken: mpsc:
             }
         }
         if !counters.is_current() {
-            let Some(ws) = ws.upgrade() else { return };
+            let Some(target) = target.upgrade() else {
+                return;
+            };
             counters.background_runs.fetch_add(1, Ordering::Relaxed);
-            match ws.refresh(false, &|_| {}) {
+            match target.refresh_now() {
                 Ok(r) if r.files_parsed > 0 || r.files_removed > 0 => tracing::info!(
                     "file watcher: re-indexed {} files, removed {} (generation {})",
                     r.files_parsed,

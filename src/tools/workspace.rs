@@ -11,7 +11,7 @@ use crate::index::{self, IndexOptions, IndexReport, Progress};
 use crate::memory::{self, MemoryStore};
 use crate::store::{self, Store, StoreError};
 
-use super::watcher::{FreshnessCounters, Watch};
+use super::watcher::{FreshnessCounters, Refresh, Watch};
 use super::ToolError;
 
 /// An open workspace. Cheap to share (`Arc`); tool calls on it may run concurrently:
@@ -181,7 +181,10 @@ impl Workspace {
         if self.watch.get().is_some() {
             return Ok(());
         }
-        let watch = Watch::start(self, Arc::clone(&self.freshness)).map_err(|e| e.to_string())?;
+        let db = self.store.path().to_path_buf();
+        let own_files = vec![db.clone(), memory::db_path(&db)];
+        let watch = Watch::start(self, &self.root, own_files, Arc::clone(&self.freshness))
+            .map_err(|e| e.to_string())?;
         let _ = self.watch.set(watch);
         Ok(())
     }
@@ -305,5 +308,11 @@ where
             Ok(open(db)?)
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+impl Refresh for Workspace {
+    fn refresh_now(&self) -> Result<IndexReport, String> {
+        self.refresh(false, &|_| {}).map_err(|e| e.to_string())
     }
 }
