@@ -369,12 +369,18 @@ pub fn search(
     if found.len() >= limit {
         capped = true;
     } else if !parsed.terms.is_empty() {
+        // A one-character prefix (`r*` of `strtok_r`, `0*` of `v0_0_1`) beside other
+        // words narrows nothing and is the slowest FTS5 query there is (the prefix
+        // indexes start at two characters: every term of that letter is read), so it is
+        // matched as a whole word then; alone it stays a prefix.
+        let single_term = parsed.terms.len() == 1;
         let expr_with = |short_prefix: bool| {
             parsed
                 .terms
                 .iter()
                 .map(|(t, prefix)| {
-                    let star = *prefix && (short_prefix || t.chars().count() >= 3);
+                    let n = t.chars().count();
+                    let star = *prefix && (n >= 3 || (short_prefix && (n >= 2 || single_term)));
                     format!("{}{}", quoted(t), if star { "*" } else { "" })
                 })
                 .collect::<Vec<_>>()
@@ -393,8 +399,16 @@ pub fn search(
         } else {
             FTS_CAP
         };
-        let mut ids =
-            rows::ranked_names(conn, &format!("{{name parts}} : ({expr}){filters}"), cap)?;
+        // The whole name as a prefix too (`snake_c` for `snake_case`, whose last part is
+        // then no prefix of its own): one term of the `name` column, cheap at any length
+        // from two characters.
+        let words_or_name = match parsed.token.as_deref() {
+            Some(t) if t.chars().count() >= 2 && !single_term => {
+                format!("(({{name parts}} : ({expr})) OR (name : {}*))", quoted(t))
+            }
+            _ => format!("({{name parts}} : ({expr}))"),
+        };
+        let mut ids = rows::ranked_names(conn, &format!("{words_or_name}{filters}"), cap)?;
         if ids.len() < limit.max(10) {
             let named: HashSet<i64> = ids.iter().map(|x| x.0).collect();
             let wide = rows::ranked_names(
