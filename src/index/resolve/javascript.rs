@@ -256,19 +256,20 @@ impl Resolver {
     }
 
     /// The outcome of calling a value: a module called as a function is its default
-    /// export (`module.exports = fn`).
+    /// export (`module.exports = fn`), followed through modules whose default is
+    /// another module (`module.exports = require('./lib/f')`, or a name bound to it).
     fn js_callee(
         &mut self,
         tx: &IndexTx<'_>,
-        value: Value,
+        mut value: Value,
         rule: Rule,
     ) -> Result<Outcome, IndexError> {
-        let value = match value {
-            Value::Module(m) => self
+        for _ in 0..MAX_DEPTH {
+            let Value::Module(m) = value else { break };
+            value = self
                 .js_export(tx, m, "default", 0)?
-                .unwrap_or(Value::Unknown),
-            other => other,
-        };
+                .unwrap_or(Value::Unknown);
+        }
         Ok(callee(value, rule))
     }
 
