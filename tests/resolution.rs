@@ -1,7 +1,8 @@
-//! Import and call resolution on the `ts-monorepo` and `py-src-layout` fixtures: the
-//! rows their READMEs list (```imports, ```unresolved and ```calls blocks) must be
-//! exactly the index's; and after each of a series of edits, an incremental run must
-//! give the same imports, reference statuses and call edges as a fresh index.
+//! Import and call resolution on the `ts-monorepo`, `py-src-layout`, `ts-calls` and
+//! `js-cjs` fixtures: the rows their READMEs list (```imports, ```unresolved, ```calls
+//! and ```open blocks) must be exactly the index's; and after each of a series of
+//! edits, an incremental run must give the same imports, reference statuses and call
+//! edges as a fresh index.
 
 mod common;
 
@@ -220,6 +221,23 @@ fn ts_calls_rules_and_look_alikes_match_readme() {
     assert_eq!(
         open_calls(&conn),
         readme_block("ts-calls", "open"),
+        "call sites without an edge"
+    );
+}
+
+/// CommonJS with declaration files beside the JavaScript (`fixtures/js-cjs`): the
+/// imports, call edges and open call sites its README lists.
+#[test]
+fn js_cjs_imports_and_calls_match_readme() {
+    let (_dir, root) = fixture_copy("js-cjs");
+    let db = root.parent().unwrap().join("index.db");
+    index_json(&root, &db, &[]);
+    let conn = open_db(&db);
+    assert_eq!(imports(&conn), readme_block("js-cjs", "imports"), "imports");
+    assert_eq!(calls(&conn), readme_block("js-cjs", "calls"), "calls");
+    assert_eq!(
+        open_calls(&conn),
+        readme_block("js-cjs", "open"),
         "call sites without an edge"
     );
 }

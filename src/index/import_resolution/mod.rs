@@ -3,8 +3,9 @@
 //! `tsconfig.json`/`jsconfig.json` (and the configs they extend) from disk, through
 //! [`js_config`].
 //!
-//! - JavaScript/TypeScript: relative specifiers with extension, `package.json` `main`
-//!   and `index.*` lookup (`.js` also naming a `.ts` source); `#name` through the
+//! - JavaScript/TypeScript: relative specifiers with extension (TypeScript and
+//!   declaration files first from a TypeScript file, JavaScript first from a JavaScript
+//!   one), `package.json` `main` and `index.*` lookup (`.js` also naming a `.ts` source); `#name` through the
 //!   nearest `package.json` `imports`; tsconfig `paths` (exact pattern, else the longest
 //!   prefix; several targets tried in order) and `baseUrl`, with `extends`; workspace
 //!   packages (any indexed `package.json` with a `name`, as in monorepos with
@@ -36,6 +37,7 @@ use js_config::{map_subpath, match_paths, read_manifest, read_tsconfig, split_ba
 use js_config::{Manifest, Mapped, TsConfig};
 
 use crate::index::relpath::{join_normalized, parent_dir};
+use crate::lang::Language;
 pub use target::Target;
 
 mod go;
@@ -44,9 +46,17 @@ mod java;
 mod js_config;
 mod target;
 
-/// Extensions tried, in order, for a JS/TS specifier without one.
-const JS_EXTENSIONS: &[&str] = &[
+/// Extensions tried, in order, for a specifier without one written in a TypeScript
+/// file: sources and declarations before JavaScript, as `tsc` does.
+const TS_EXTENSIONS: &[&str] = &[
     ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".json",
+];
+
+/// Extensions tried, in order, for a specifier without one written in a JavaScript
+/// file: the JavaScript Node would load first (so `require('./x')` with `x.js` and
+/// `x.d.ts` side by side is `x.js`), then TypeScript sources, declarations last.
+const JS_EXTENSIONS: &[&str] = &[
+    ".js", ".jsx", ".mjs", ".cjs", ".json", ".ts", ".tsx", ".mts", ".cts", ".d.ts",
 ];
 
 /// Files whose contents steer import resolution (package manifests, tsconfig/jsconfig
@@ -105,6 +115,9 @@ pub struct Modules {
     java: java::JavaIndex,
     /// C/C++ include directories.
     includes: include::IncludeIndex,
+    /// Extension order of the JS/TS specifier being resolved ([`TS_EXTENSIONS`] or
+    /// [`JS_EXTENSIONS`], by the importing file's language); set by `resolve_js`.
+    js_extensions: &'static [&'static str],
 }
 
 /// True for a Python identifier as a module segment (ASCII rules; other letters are
@@ -250,6 +263,7 @@ impl Modules {
             go: go::GoIndex::new(files),
             java: java::JavaIndex::new(files),
             includes: include::IncludeIndex::new(files),
+            js_extensions: TS_EXTENSIONS,
         }
     }
 
@@ -474,7 +488,7 @@ impl Modules {
                 }
             }
         }
-        JS_EXTENSIONS.iter().find_map(|ext| {
+        self.js_extensions.iter().find_map(|ext| {
             let index = if base.is_empty() {
                 format!("index{ext}")
             } else {
@@ -490,7 +504,7 @@ impl Modules {
         if let Some(id) = self.file(base) {
             return Some(id);
         }
-        for ext in JS_EXTENSIONS {
+        for ext in self.js_extensions {
             if let Some(id) = self.file(&format!("{base}{ext}")) {
                 return Some(id);
             }
@@ -694,8 +708,15 @@ impl Modules {
     /// and Node's resolvers: relative paths; `#name` through the nearest package.json
     /// `imports`; tsconfig `paths` (best pattern, targets in order), then `baseUrl`;
     /// workspace packages by name (`exports`, else `main`/`module`/`types`, else the
-    /// subpath as a file); anything else is an external package.
+    /// subpath as a file); anything else is an external package. A specifier without
+    /// an extension tries TypeScript first from a TypeScript file, JavaScript first
+    /// from a JavaScript file (a declaration file beside a `.js` is not what runs).
     pub fn resolve_js(&mut self, from_path: &str, specifier: &str) -> Target {
+        self.js_extensions = if Language::from_path(from_path) == Some(Language::JavaScript) {
+            JS_EXTENSIONS
+        } else {
+            TS_EXTENSIONS
+        };
         let spec = specifier.split(['?', '#']).next().unwrap_or(specifier);
         let spec = if specifier.starts_with('#') {
             specifier
@@ -1092,6 +1113,31 @@ mod tests {
         );
         assert_eq!(m.resolve_js("src/x.tsx", "react"), Target::External);
         assert_eq!(m.resolve_js("src/x.tsx", "./nope"), Target::Unresolved);
+    }
+
+    #[test]
+    fn js_importers_prefer_javascript_ts_importers_typescript() {
+        let mut m = modules(&[
+            "lib/results.d.ts", // 1
+            "lib/results.js",   // 2
+            "lib/types.d.ts",   // 3
+            "lib/both.js",      // 4
+            "lib/both.ts",      // 5
+            "pkg/index.d.ts",   // 6
+            "pkg/index.js",     // 7
+        ]);
+        for from in ["index.js", "index.cjs", "index.mjs", "index.jsx"] {
+            assert_eq!(m.resolve_js(from, "./lib/results"), Target::Files(vec![2]));
+            assert_eq!(m.resolve_js(from, "./lib/both"), Target::Files(vec![4]));
+            assert_eq!(m.resolve_js(from, "./pkg"), Target::Files(vec![7]));
+            // No JavaScript file: the declaration file is all there is.
+            assert_eq!(m.resolve_js(from, "./lib/types"), Target::Files(vec![3]));
+        }
+        for from in ["index.ts", "index.tsx", "index.mts", "index.d.ts"] {
+            assert_eq!(m.resolve_js(from, "./lib/results"), Target::Files(vec![1]));
+            assert_eq!(m.resolve_js(from, "./lib/both"), Target::Files(vec![5]));
+            assert_eq!(m.resolve_js(from, "./pkg"), Target::Files(vec![6]));
+        }
     }
 
     #[test]

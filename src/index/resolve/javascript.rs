@@ -256,19 +256,20 @@ impl Resolver {
     }
 
     /// The outcome of calling a value: a module called as a function is its default
-    /// export (`module.exports = fn`).
+    /// export (`module.exports = fn`), followed through modules whose default is
+    /// another module (`module.exports = require('./lib/f')`, or a name bound to it).
     fn js_callee(
         &mut self,
         tx: &IndexTx<'_>,
-        value: Value,
+        mut value: Value,
         rule: Rule,
     ) -> Result<Outcome, IndexError> {
-        let value = match value {
-            Value::Module(m) => self
+        for _ in 0..MAX_DEPTH {
+            let Value::Module(m) = value else { break };
+            value = self
                 .js_export(tx, m, "default", 0)?
-                .unwrap_or(Value::Unknown),
-            other => other,
-        };
+                .unwrap_or(Value::Unknown);
+        }
         Ok(callee(value, rule))
     }
 
@@ -436,10 +437,16 @@ impl Resolver {
         depth: usize,
         star: bool,
     ) -> Result<Option<Value>, IndexError> {
-        // `export { local as name }`, `export default local`, `module.exports = local`.
+        // `export { local as name }`, `export default local`, `module.exports = local`,
+        // `module.exports = function local ..`.
         let exports = self.symbols.exports_of(tx, m)?;
         if let Some((_, local)) = exports.iter().find(|(exported, _)| exported == name) {
             let local = local.clone();
+            if name == "default" {
+                if let Some(found) = self.js_assigned_default(tx, m, &local)? {
+                    return Ok(Some(found));
+                }
+            }
             return Ok(Some(
                 self.js_module_name(tx, m, &local, depth)?
                     .unwrap_or(Value::Unknown),
@@ -512,6 +519,20 @@ impl Resolver {
         m: i64,
         name: &str,
     ) -> Result<Option<Value>, IndexError> {
+        self.js_top_level(tx, m, name, |b| {
+            matches!(b, Binding::Declared | Binding::Exported)
+        })
+    }
+
+    /// The last definition named `name` directly under module `m` whose binding
+    /// `accept` takes.
+    fn js_top_level(
+        &mut self,
+        tx: &IndexTx<'_>,
+        m: i64,
+        name: &str,
+        accept: impl Fn(Binding) -> bool,
+    ) -> Result<Option<Value>, IndexError> {
         let file_node = self.file_node(tx, m)?;
         let defs = self.symbols.named(tx, name)?;
         for d in defs
@@ -519,11 +540,22 @@ impl Resolver {
             .rev()
             .filter(|d| d.parent_id.is_some() && d.parent_id == file_node)
         {
-            if self.js_binding_of(tx, d, None)? != Binding::Member {
+            if accept(self.js_binding_of(tx, d, None)?) {
                 return Ok(Some(Value::Def(d.clone())));
             }
         }
         Ok(None)
+    }
+
+    /// The function module `m` assigns to `module.exports` under its own name `name`
+    /// (`module.exports = function name ..`), if any.
+    fn js_assigned_default(
+        &mut self,
+        tx: &IndexTx<'_>,
+        m: i64,
+        name: &str,
+    ) -> Result<Option<Value>, IndexError> {
+        self.js_top_level(tx, m, name, |b| b == Binding::Default)
     }
 
     /// A name at the top level of module `m`: its declaration, else what its imports
@@ -675,6 +707,10 @@ enum Binding {
     Declared,
     /// Assigned to a CommonJS export (`exports.f = ..`, `module.exports.f = ..`).
     Exported,
+    /// Assigned to `module.exports` itself (`module.exports = function f ..`): the
+    /// module's default export, which the extractor records under the function's own
+    /// name; that name is bound nowhere else (not in the module, not as `.f`).
+    Default,
     /// Assigned to another object's property (`Foo.prototype.f = ..`, `obj.f = ..`).
     Member,
 }
@@ -691,7 +727,9 @@ fn binding_of(signature: &str) -> Binding {
         return Binding::Declared;
     }
     let object = target.rsplit_once('.').map_or("", |(o, _)| o.trim());
-    if matches!(object, "exports" | "module.exports") {
+    if target == "module.exports" {
+        Binding::Default
+    } else if matches!(object, "exports" | "module.exports") {
         Binding::Exported
     } else {
         Binding::Member
@@ -721,5 +759,28 @@ impl Resolver {
             Some(signature) => binding_of(&signature),
             None => Binding::Declared,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binding_of_reads_the_assignment_target() {
+        assert_eq!(binding_of("function f(x)"), Binding::Declared);
+        assert_eq!(binding_of("const f = (x) =>"), Binding::Declared);
+        assert_eq!(binding_of("exports.f = function f(x)"), Binding::Exported);
+        assert_eq!(
+            binding_of("module.exports.f = function ()"),
+            Binding::Exported
+        );
+        // The module's default export under the function's own name.
+        assert_eq!(
+            binding_of("module.exports = function f(x)"),
+            Binding::Default
+        );
+        assert_eq!(binding_of("Foo.prototype.f = function ()"), Binding::Member);
+        assert_eq!(binding_of("obj.f = () =>"), Binding::Member);
     }
 }
