@@ -6,8 +6,8 @@
 //! A dependent is a node with an edge into the target (or into a dependent): a caller
 //! (`calls`), a user of it as a value (`references`: it passes, stores or returns the
 //! function, so whoever receives the value may call it), an importer (`imports`), a
-//! subclass (`inherits`) or an implementation (`implements`). A class stands for its members: the callers of its methods and
-//! constructor depend on it. A file stands for every symbol it defines, plus its
+//! subclass (`inherits`) or an implementation (`implements`). A class stands for its
+//! members: the callers of its methods and constructor depend on it. A file stands for every symbol it defines, plus its
 //! importers. Containment is never followed upwards (the class of a caller is not a
 //! dependent).
 //!
@@ -265,10 +265,10 @@ struct Reach {
 }
 
 /// Breadth-first walk against the edges (calls, references, imports, inherits,
-/// implements) from
-/// `seeds`, along edges at least `min` confident, to `depth` hops. A class-like node
-/// reached stands for its members too; a constructor or special method reached stands
-/// for its class too (not for the class's other members). Cost: O(reached nodes + their in-edges).
+/// implements) from `seeds`, along edges at least `min` confident, to `depth` hops. A
+/// class-like node reached stands for its members too; a constructor or special method
+/// reached stands for its class too (not for the class's other members). Cost:
+/// O(reached nodes + their in-edges).
 fn walk(g: &SymbolGraph, seeds: &[NodeIndex], depth: usize, min: f32) -> HashMap<NodeIndex, Reach> {
     let mut reached: HashMap<NodeIndex, Reach> = HashMap::new();
     let mut queue: VecDeque<NodeIndex> = VecDeque::new();
