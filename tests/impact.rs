@@ -51,19 +51,7 @@ fn deps(groups: &Value) -> Vec<(String, String, u64)> {
 
 /// `(file, test, depth, trusted)` of the tests.
 fn tests_of(v: &Value) -> Vec<(String, Option<String>, u64, bool)> {
-    v["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            (
-                t["file"].as_str().unwrap().to_string(),
-                t["test"].as_str().map(str::to_string),
-                t["depth"].as_u64().unwrap(),
-                t["trusted"].as_bool().unwrap(),
-            )
-        })
-        .collect()
+    common::impact_tests(v)
 }
 
 fn s(x: &str) -> String {

@@ -84,17 +84,9 @@ fn typescript_value_references_match_readme_and_reach_the_test_file() {
 
 /// `(file, test, depth)` of an impact answer's tests.
 fn tests_of(v: &Value) -> Vec<(String, Option<String>, u64)> {
-    v["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            (
-                t["file"].as_str().unwrap().to_string(),
-                t["test"].as_str().map(str::to_string),
-                t["depth"].as_u64().unwrap(),
-            )
-        })
+    common::impact_tests(v)
+        .into_iter()
+        .map(|(file, test, depth, _)| (file, test, depth))
         .collect()
 }
 

@@ -345,26 +345,22 @@ pub fn diff_impact(
     let olds = git::show_many(root, &specs).map_err(|e| git_error(root, e))?;
     let mut changed: Vec<(NodeIndex, ChangedSymbol)> = Vec::new();
     let mut removed: Vec<ChangedSymbol> = Vec::new();
-    for (f, old) in with_old.iter().zip(&olds) {
-        let now: &[NodeIndex] = f
-            .new_path
+    // The nodes the index has now for a changed file's new path.
+    let nodes_now = |f: &FileDiff| -> &[NodeIndex] {
+        f.new_path
             .as_deref()
             .and_then(|p| by_path.get(p))
             .map(Vec::as_slice)
-            .unwrap_or(&[]);
+            .unwrap_or(&[])
+    };
+    for (f, old) in with_old.iter().zip(&olds) {
         if let Some(old) = old {
-            removed.extend(removed_symbols(g, f, old, now));
+            removed.extend(removed_symbols(g, f, old, nodes_now(f)));
         }
     }
     for f in &files {
-        let now: &[NodeIndex] = f
-            .new_path
-            .as_deref()
-            .and_then(|p| by_path.get(p))
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
         if f.new_path.is_some() {
-            new_side(g, f, now, &mut changed);
+            new_side(g, f, nodes_now(f), &mut changed);
         }
     }
     let seeds: Vec<NodeIndex> = changed.iter().map(|(ix, _)| *ix).collect();

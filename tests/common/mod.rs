@@ -191,3 +191,21 @@ pub fn git(dir: &Path, args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `(file, test, depth, trusted)` of the tests listed by a `get_impact` or
+/// `diff_impact` answer, in answer order.
+pub fn impact_tests(v: &serde_json::Value) -> Vec<(String, Option<String>, u64, bool)> {
+    v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["file"].as_str().unwrap().to_string(),
+                t["test"].as_str().map(str::to_string),
+                t["depth"].as_u64().unwrap(),
+                t["trusted"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
