@@ -373,11 +373,21 @@ impl<'c> IndexTx<'c> {
         Ok(sqls.into_iter().map(|(_, sql)| sql).collect())
     }
 
-    /// Re-creates the indexes dropped by [`IndexTx::suspend_indexes`].
+    /// Re-creates the indexes dropped by [`IndexTx::suspend_indexes`]. SQLite sorts
+    /// each index's keys with helper threads (`PRAGMA threads`, one per core beyond
+    /// this one, at most 3) while it builds them; the setting is put back after.
     pub fn restore_indexes(&self, sqls: &[String]) -> Result<(), StoreError> {
-        for sql in sqls {
-            self.tx.execute_batch(sql)?;
+        if sqls.is_empty() {
+            return Ok(());
         }
+        let helpers = std::thread::available_parallelism().map_or(0, |n| n.get().min(4) - 1);
+        let before: i64 = self.tx.query_row("PRAGMA threads", [], |r| r.get(0))?;
+        self.tx
+            .execute_batch(&format!("PRAGMA threads = {helpers}"))?;
+        let built = sqls.iter().try_for_each(|sql| self.tx.execute_batch(sql));
+        self.tx
+            .execute_batch(&format!("PRAGMA threads = {before}"))?;
+        built?;
         Ok(())
     }
 
