@@ -40,6 +40,7 @@ fn initialize_list_and_call() {
             "get_node_details",
             "get_paths",
             "get_recent_works_info",
+            "get_status",
             "get_symbol_source",
             "get_work_by_id",
             "inspect_source",

@@ -110,6 +110,8 @@ fn a_call_while_events_are_pending_sees_the_change() {
     });
     ws.refresh_within(Duration::from_secs(3600)).unwrap();
     assert_eq!(functions(&ws), ["one", "two"]);
+    // The call waited for the background run rather than walking the tree itself.
+    assert_eq!(ws.freshness().call_walks(), 0);
 }
 
 #[test]

@@ -81,6 +81,7 @@ json_answers! {
     WorkInfo,
     ImpactAnswer,
     DiffImpactAnswer,
+    crate::tools::status::StatusAnswer,
 }
 
 /// The drill-down answers are built as JSON values (their fields depend on the

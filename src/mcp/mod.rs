@@ -44,6 +44,7 @@ use crate::tools::file_graph_summary;
 use crate::tools::impact::{self, ImpactArgs};
 use crate::tools::query::{self, QueryArgs};
 use crate::tools::search::{self, SearchArgs};
+use crate::tools::status;
 use crate::tools::symbol_source::{self, SourceArgs};
 use crate::tools::symbol_summary::{self, SummarizeArgs};
 use crate::tools::workspace::Workspace;
@@ -251,6 +252,15 @@ fn routes() -> ToolRouter<Server> {
             |c, a: OpenWindowArgs| {
                 c.ws.refresh_within(FRESHNESS_WINDOW)?;
                 window::open_window(&c.ws, &a)
+            },
+        ),
+        tool(
+            "get_status",
+            READ_ONLY,
+            "The server's workspace roots: for each, the index generation and when it was built, file, node and edge counts, whether file changes wait to be indexed, and the file watch's health (events, background runs, tool calls that had to walk the tree); plus the clients connected. Every tool result carries the freshness of its root in `_meta[\"constellation/freshness\"]` (generation, indexedAt, pendingChanges, watched).",
+            |c, _a: NoArgs| {
+                let open = c.open_workspaces()?;
+                status::server_status(&c.default, &open, "stdio", c.clients())
             },
         ),
         tool(

@@ -16,12 +16,13 @@ use rmcp::handler::server::common::schema_for_type;
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations,
+    CallToolResponse, CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations,
 };
 
 use super::answers::Answer;
 use super::arguments::Args;
 use super::Server;
+use crate::tools::status;
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 
@@ -86,6 +87,8 @@ pub struct Call {
     default_slot: Arc<RwLock<Arc<Workspace>>>,
     /// How many saved work entries the LRU keeps.
     pub work_capacity: usize,
+    /// The server, for the tools that report on it (`get_status`).
+    server: Server,
 }
 
 impl Call {
@@ -99,6 +102,18 @@ impl Call {
             .map_err(|_| ToolError::Internal("default workspace lock poisoned".into()))?;
         *slot = Arc::clone(&self.ws);
         Ok(())
+    }
+
+    /// Every workspace the server has opened, the default among them.
+    ///
+    /// Errors: `internal` when the table's lock is poisoned.
+    pub fn open_workspaces(&self) -> Result<Vec<Arc<Workspace>>, ToolError> {
+        self.server.open_workspaces()
+    }
+
+    /// Clients connected to the server now.
+    pub fn clients(&self) -> usize {
+        self.server.clients()
     }
 }
 
@@ -152,14 +167,37 @@ async fn call<A: Args, R: Answer>(
     let args = A::parse(args)?;
     let default = server.default_workspace()?;
     let ws = server.workspace(&default, args.root())?;
+    let stamped = Arc::clone(&ws);
     let call = Call {
         ws,
         default,
         default_slot: server.default_slot(),
         work_capacity: server.work_capacity(),
+        server: server.clone(),
     };
-    match tokio::task::spawn_blocking(move || run(&call, args)?.into_result()).await {
+    let answer = move || {
+        let mut result = run(&call, args)?.into_result()?;
+        stamp(&mut result, &stamped)?;
+        Ok(result)
+    };
+    match tokio::task::spawn_blocking(answer).await {
         Ok(result) => result,
         Err(e) => Err(ToolError::Internal(format!("tool task failed: {e}"))),
     }
+}
+
+/// Puts the freshness stamp of `ws` (see [`status::Freshness`]) into the result's
+/// `_meta` under [`status::FRESHNESS_META_KEY`]: read after the tool ran, so its
+/// generation is at least the one the answer was built from.
+///
+/// Errors: `database_error` when the index cannot be read.
+fn stamp(result: &mut CallToolResult, ws: &Workspace) -> Result<(), ToolError> {
+    let freshness = status::freshness(ws)?;
+    let value = serde_json::to_value(freshness).map_err(|e| ToolError::Internal(e.to_string()))?;
+    result
+        .meta
+        .get_or_insert_with(MetaObject::default)
+        .0
+        .insert(status::FRESHNESS_META_KEY.to_string(), value);
+    Ok(())
 }

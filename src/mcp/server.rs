@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -30,6 +31,8 @@ pub struct Server {
     work_capacity: usize,
     /// Whether workspaces are kept fresh by a file watch ([`Workspace::watch`]).
     watch: bool,
+    /// Clients connected now (a stdio session counts one while it runs).
+    clients: Arc<AtomicUsize>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -44,6 +47,7 @@ impl Server {
             others: Arc::new(Mutex::new(others)),
             work_capacity: work::DEFAULT_CAPACITY,
             watch: false,
+            clients: Arc::new(AtomicUsize::new(0)),
             tool_router: super::routes(),
         }
     }
@@ -73,6 +77,22 @@ impl Server {
                 );
             }
         }
+    }
+
+    /// Every workspace opened so far (the default among them), in no order.
+    ///
+    /// Errors: `internal` when the table's lock is poisoned.
+    pub(super) fn open_workspaces(&self) -> Result<Vec<Arc<Workspace>>, ToolError> {
+        let others = self
+            .others
+            .lock()
+            .map_err(|_| ToolError::Internal("workspace table poisoned".into()))?;
+        Ok(others.values().cloned().collect())
+    }
+
+    /// Clients connected now.
+    pub(super) fn clients(&self) -> usize {
+        self.clients.load(Ordering::SeqCst)
     }
 
     /// How many saved work entries the LRU keeps.
@@ -160,7 +180,14 @@ pub async fn serve_stdio(server: Server) -> Result<(), Box<dyn std::error::Error
             tracing::warn!("background index failed: {e}");
         }
     });
-    let service = server.serve(rmcp::transport::stdio()).await?;
-    service.waiting().await?;
-    Ok(())
+    let clients = Arc::clone(&server.clients);
+    clients.fetch_add(1, Ordering::SeqCst);
+    let served = async {
+        let service = server.serve(rmcp::transport::stdio()).await?;
+        service.waiting().await?;
+        Ok(())
+    }
+    .await;
+    clients.fetch_sub(1, Ordering::SeqCst);
+    served
 }

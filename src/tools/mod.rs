@@ -14,6 +14,7 @@ pub mod impact;
 pub mod query;
 pub mod sandbox;
 pub mod search;
+pub mod status;
 pub mod symbol_arg;
 pub mod symbol_names;
 pub mod symbol_source;

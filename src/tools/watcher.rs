@@ -12,10 +12,13 @@
 //! What a call may rely on: every index run remembers how many events had been counted
 //! when it started ([`FreshnessCounters::note_run`]); as long as no event has been
 //! counted since the last finished run, the index matches the disk as of that run's
-//! walk and a call needs no walk ([`Watch::is_current`]). When events are pending, the
-//! call runs the incremental index itself (waiting for the background run if one is
-//! in progress, through the index lock), so an answer never reflects a tree older than
-//! the events seen when the call started.
+//! walk and a call needs no walk ([`FreshnessCounters::is_current`]). When events are
+//! pending, the call waits for the background run those events start (at most
+//! [`CALL_WAIT`]; the refresher re-indexes [`QUIET`] after the last event), so an answer
+//! never reflects a tree older than the events seen when the call started, and no call
+//! walks the tree. Only when the tree does not settle within [`CALL_WAIT`] (a build
+//! writing files without pause) does the call run the incremental index itself, which
+//! is counted ([`FreshnessCounters::call_walks`]).
 //!
 //! When events may have been lost (the kernel queue overflowed: a rescan notice; or
 //! the watcher reported an error), the next run is still a complete stat walk of the
@@ -26,7 +29,7 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
 use notify::event::EventKind;
@@ -47,9 +50,16 @@ pub trait Refresh: Send + Sync {
 /// no relevant event).
 pub const QUIET: Duration = Duration::from_millis(50);
 
+/// How long a tool call that finds events pending waits for the background run before
+/// it runs the index itself.
+pub const CALL_WAIT: Duration = Duration::from_secs(2);
+
 /// The counters a workspace keeps of events and index runs (all monotonic).
 #[derive(Debug, Default)]
 pub struct FreshnessCounters {
+    /// Notified when an index run finishes (callers of [`FreshnessCounters::wait_current`]
+    /// wait on it).
+    ran: (Mutex<()>, Condvar),
     /// Relevant file-system events counted since the watch started.
     events: AtomicU64,
     /// One more than the event count read at the start of the newest finished index
@@ -73,8 +83,29 @@ impl FreshnessCounters {
     /// Records a finished index run that started when `events_at_start` events had
     /// been counted.
     pub fn note_run(&self, events_at_start: u64) {
+        // Under the lock, so that a waiter between its check and its wait is not missed.
+        let _held = self.ran.0.lock().unwrap_or_else(|p| p.into_inner());
         self.indexed_upto
             .fetch_max(events_at_start + 1, Ordering::SeqCst);
+        self.ran.1.notify_all();
+    }
+
+    /// Waits until [`FreshnessCounters::is_current`] holds, at most `timeout`; returns
+    /// whether it does.
+    pub fn wait_current(&self, timeout: Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut held = self.ran.0.lock().unwrap_or_else(|p| p.into_inner());
+        while !self.is_current() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            held = match self.ran.1.wait_timeout(held, left) {
+                Ok((guard, _)) => guard,
+                Err(p) => p.into_inner().0,
+            };
+        }
+        true
     }
 
     /// True when an index run finished after the last counted event began it, i.e.
@@ -306,6 +337,30 @@ mod tests {
             Path::new("/w/tree"),
             &above
         ));
+    }
+
+    #[test]
+    fn a_waiting_call_wakes_when_a_run_finishes_and_gives_up_at_its_timeout() {
+        let c = Arc::new(FreshnessCounters::default());
+        c.note_run(c.events());
+        c.events.fetch_add(1, Ordering::SeqCst);
+        assert!(
+            !c.wait_current(Duration::from_millis(30)),
+            "no run: timed out"
+        );
+        let runner = Arc::clone(&c);
+        let at = c.events();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            runner.note_run(at);
+        });
+        let started = std::time::Instant::now();
+        assert!(c.wait_current(Duration::from_secs(10)));
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "woken by the run"
+        );
+        t.join().unwrap();
     }
 
     #[test]

@@ -91,6 +91,11 @@ impl Workspace {
         &self.store
     }
 
+    /// The options its index runs use (the walk's excludes and size cap among them).
+    pub fn options(&self) -> &IndexOptions {
+        &self.options
+    }
+
     /// The agent-memory database (tasks, work hand-offs, thoughts, saved documents),
     /// beside the index ([`memory::db_path`]); a clone of one pool shared by every call.
     /// The first call opens it, creating and migrating the file if needed (safe when
@@ -144,14 +149,15 @@ impl Workspace {
     }
 
     /// Like [`Workspace::refresh`] (incremental), for a tool call about to read the
-    /// index. With a file watch running ([`Workspace::watch`]) it walks nothing unless
-    /// file-system events arrived since the last index run began (then it runs the
-    /// index itself, after any background run in progress). Without one, it is skipped
+    /// index. With a file watch running ([`Workspace::watch`]) it walks nothing: when
+    /// file-system events arrived since the last index run began, it waits for the
+    /// background run they start (at most [`super::watcher::CALL_WAIT`]; only then does
+    /// it run the index itself). Without a watch, it is skipped
     /// when the index was found matching the disk less than `max_age` ago: drill-down
     /// calls in quick succession then cost no walk of the tree each.
     pub fn refresh_within(&self, max_age: std::time::Duration) -> Result<(), ToolError> {
         if self.watch.get().is_some() {
-            if !self.freshness.is_current() {
+            if !self.freshness.wait_current(super::watcher::CALL_WAIT) {
                 self.freshness.note_call_walk();
                 self.refresh(false, &|_| {})?;
             }

@@ -1,0 +1,171 @@
+//! How fresh an index is: `constellation status` (a walk, nothing written; exit 0 fresh,
+//! 1 stale, 2 no index), the MCP tool `get_status` of a watching server, and the
+//! freshness stamp in the `_meta` of every tool result.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::mcp::{handshake, Client};
+use serde_json::{json, Value};
+
+fn write(root: &std::path::Path, rel: &str, text: &str) {
+    std::fs::write(root.join(rel), text).unwrap();
+}
+
+fn status_json(root: &std::path::Path, db: &std::path::Path) -> (i32, Value) {
+    let out = common::run(&[
+        "status",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+    ]);
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap(), v)
+}
+
+#[test]
+fn status_counts_what_changed_on_disk_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    std::fs::create_dir(&root).unwrap();
+    let db = dir.path().join("index.db");
+    write(&root, "a.py", "def alpha():\n    return 1\n");
+    write(
+        &root,
+        "b.py",
+        "from a import alpha\n\ndef beta():\n    return alpha()\n",
+    );
+
+    // No index yet: an error that says what to run, exit 2.
+    let out = common::run(&[
+        "status",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run `constellation index` first"));
+
+    common::index_json(&root, &db, &[]);
+    let (code, v) = status_json(&root, &db);
+    assert_eq!(code, 0, "{v}");
+    let r = &v["roots"][0];
+    assert_eq!(r["generation"], 1);
+    assert_eq!(
+        (r["files"].as_i64(), r["pendingChanges"].as_bool()),
+        (Some(2), Some(false))
+    );
+    assert!(r["indexedAt"].as_str().unwrap().ends_with('Z'), "{r}");
+    assert_eq!(v["transport"], "cli");
+
+    // One edit, one new file, one deletion: exit 1 with the three counts.
+    write(&root, "a.py", "def alpha():\n    return 2\n");
+    write(&root, "c.py", "def gamma():\n    pass\n");
+    std::fs::remove_file(root.join("b.py")).unwrap();
+    let (code, v) = status_json(&root, &db);
+    assert_eq!(code, 1, "{v}");
+    let r = &v["roots"][0];
+    assert_eq!(r["pendingChanges"], true);
+    assert_eq!(
+        r["pendingFiles"],
+        json!({"added": 1, "changed": 1, "removed": 1})
+    );
+    // Nothing was written: the same generation and files as before.
+    assert_eq!(
+        (r["generation"].as_i64(), r["files"].as_i64()),
+        (Some(1), Some(2))
+    );
+}
+
+/// Calls `name` with `args` until `check` holds on its result (10 s at most).
+fn eventually(
+    c: &mut Client,
+    name: &str,
+    args: Value,
+    what: &str,
+    check: impl Fn(&Value) -> bool,
+) -> Value {
+    let start = Instant::now();
+    loop {
+        let result = c.call(name, args.clone());
+        if check(&result) {
+            return result;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "not within 10 s: {what}: {result}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_watching_server_reports_its_freshness_in_every_answer_and_in_get_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    std::fs::create_dir(&root).unwrap();
+    let db = dir.path().join("index.db");
+    write(&root, "a.py", "def alpha():\n    return 1\n");
+    let mut c = Client::start(&root, &db);
+    handshake(&mut c);
+
+    let status = eventually(
+        &mut c,
+        "get_status",
+        json!({}),
+        "the first index run",
+        |r| {
+            r["structuredContent"]["roots"][0]["generation"].as_i64() >= Some(1)
+                && r["structuredContent"]["roots"][0]["pendingChanges"] == false
+        },
+    );
+    let s = &status["structuredContent"];
+    assert_eq!(
+        (s["transport"].as_str(), s["clients"].as_u64()),
+        (Some("stdio"), Some(1))
+    );
+    let r = &s["roots"][0];
+    assert_eq!(r["root"].as_str(), root.canonicalize().unwrap().to_str());
+    assert_eq!(r["watcher"]["watching"], true);
+    assert_eq!(r["watcher"]["degraded"], false);
+    assert_eq!(
+        r["pendingFiles"],
+        Value::Null,
+        "a watch does not walk to count files"
+    );
+    let first = r["generation"].as_i64().unwrap();
+
+    // Every answer carries the stamp; after an edit it moves to a newer generation with
+    // nothing pending, and no tool call has walked the tree.
+    let stamp = |r: &Value| r["_meta"]["constellation/freshness"].clone();
+    let hit = c.call("search_symbols", json!({"query": "alpha"}));
+    let f = stamp(&hit);
+    assert_eq!(f["generation"].as_i64(), Some(first), "{hit}");
+    assert_eq!(
+        (f["watched"].as_bool(), f["pendingChanges"].as_bool()),
+        (Some(true), Some(false))
+    );
+    assert!(f["indexedAt"].as_str().unwrap().ends_with('Z'));
+
+    write(
+        &root,
+        "a.py",
+        "def alpha():\n    return 1\n\ndef beta():\n    pass\n",
+    );
+    let hit = eventually(
+        &mut c,
+        "search_symbols",
+        json!({"query": "alpha"}),
+        "the edit",
+        |r| stamp(r)["generation"].as_i64() > Some(first),
+    );
+    assert_eq!(stamp(&hit)["pendingChanges"], false);
+    let status = c.call("get_status", json!({}));
+    assert_eq!(
+        status["structuredContent"]["roots"][0]["watcher"]["callWalks"],
+        0
+    );
+    assert!(status["structuredContent"]["roots"][0]["watcher"]["events"].as_u64() >= Some(1));
+}
