@@ -167,6 +167,21 @@ enum Command {
         /// index fresh in the background and calls walk nothing while nothing changed.
         #[arg(long)]
         no_watch: bool,
+        /// Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, for many
+        /// clients at once (e.g. 127.0.0.1:8765; port 0 picks a free one, printed on
+        /// stderr). Bind to a loopback address unless other machines must reach it.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// With --http: the bearer token clients must send (`Authorization: Bearer
+        /// TOKEN`). Without it (and without CONSTELLATION_TOKEN), a token is generated
+        /// once and kept, readable by you only, in `http-token` beside the database.
+        #[arg(
+            long,
+            env = "CONSTELLATION_TOKEN",
+            requires = "http",
+            hide_env_values = true
+        )]
+        token: Option<String>,
     },
     /// Run read-only SQL over the index and print a table.
     Sql {
@@ -747,8 +762,11 @@ fn run(cli: Cli) -> Result<i32> {
             root,
             work_capacity,
             no_watch,
+            http,
+            token,
         } => {
             let ws = Arc::new(open_workspace(&root, &g)?);
+            let db = ws.store().path().to_path_buf();
             let server = constellation::mcp::Server::new(ws, options(&g))
                 .with_work_capacity(work_capacity)
                 .with_watch(!no_watch);
@@ -756,8 +774,29 @@ fn run(cli: Cli) -> Result<i32> {
                 .enable_all()
                 .build()
                 .context("starting the async runtime")?;
-            rt.block_on(constellation::mcp::serve_stdio(server))
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            match http {
+                None => rt
+                    .block_on(constellation::mcp::serve_stdio(server))
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+                Some(addr) => {
+                    use constellation::mcp::http;
+                    let file = http::token_file(&db);
+                    let (token, stored) = http::resolve_token(token, &file)
+                        .with_context(|| format!("the HTTP token file {}", file.display()))?;
+                    let from = if stored {
+                        format!("the token is in {} (owner-only)", file.display())
+                    } else {
+                        "the token is the one given".to_string()
+                    };
+                    rt.block_on(http::serve_http(server, addr, token, |bound| {
+                        eprintln!(
+                            "serving MCP at http://{bound}{} ({from}; send `Authorization: Bearer TOKEN`)",
+                            http::ENDPOINT
+                        );
+                    }))
+                    .map_err(|e| anyhow::anyhow!("serving HTTP on {addr}: {e}"))?;
+                }
+            }
         }
         Command::Sql { args, json } => {
             let (root, query) = match args.as_slice() {

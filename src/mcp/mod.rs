@@ -1,4 +1,4 @@
-//! The MCP server (rmcp, stdio): the list of tools, and nothing else of substance.
+//! The MCP server (rmcp; stdio, or streamable HTTP in [`http`]): the list of tools, and nothing else of substance.
 //!
 //! Why it is shaped this way: each tool is one row of [`routes`]: its name, behaviour
 //! hints, description, and the tool function it calls, which is the function the CLI
@@ -21,6 +21,7 @@
 
 mod answers;
 mod arguments;
+pub mod http;
 mod route;
 mod server;
 
@@ -260,7 +261,7 @@ fn routes() -> ToolRouter<Server> {
             "The server's workspace roots: for each, the index generation and when it was built, file, node and edge counts, whether file changes wait to be indexed, and the file watch's health (events, background runs, tool calls that had to walk the tree); plus the clients connected. Every tool result carries the freshness of its root in `_meta[\"constellation/freshness\"]` (generation, indexedAt, pendingChanges, watched).",
             |c, _a: NoArgs| {
                 let open = c.open_workspaces()?;
-                status::server_status(&c.default, &open, "stdio", c.clients())
+                status::server_status(&c.default, &open, c.transport(), c.clients())
             },
         ),
         tool(

@@ -115,6 +115,11 @@ impl Call {
     pub fn clients(&self) -> usize {
         self.server.clients()
     }
+
+    /// How clients reach the server: `stdio` or `http`.
+    pub fn transport(&self) -> &'static str {
+        self.server.transport_name()
+    }
 }
 
 /// A tool function: the same one the CLI calls, given the call's workspace and the

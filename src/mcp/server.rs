@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -33,6 +33,9 @@ pub struct Server {
     watch: bool,
     /// Clients connected now (a stdio session counts one while it runs).
     clients: Arc<AtomicUsize>,
+    /// How the server is reached (`stdio`, `http`) and, for HTTP, how many sessions
+    /// are open (set once by the transport).
+    transport: Arc<OnceLock<Transport>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -48,6 +51,7 @@ impl Server {
             work_capacity: work::DEFAULT_CAPACITY,
             watch: false,
             clients: Arc::new(AtomicUsize::new(0)),
+            transport: Arc::new(OnceLock::new()),
             tool_router: super::routes(),
         }
     }
@@ -90,9 +94,44 @@ impl Server {
         Ok(others.values().cloned().collect())
     }
 
-    /// Clients connected now.
+    /// Clients connected now: the open HTTP sessions, or the stdio client.
     pub(super) fn clients(&self) -> usize {
-        self.clients.load(Ordering::SeqCst)
+        match self.transport.get() {
+            Some(Transport::Http { sessions }) => sessions(),
+            _ => self.clients.load(Ordering::SeqCst),
+        }
+    }
+
+    /// How clients reach the server: `stdio` or `http`.
+    pub(super) fn transport_name(&self) -> &'static str {
+        match self.transport.get() {
+            Some(Transport::Http { .. }) => "http",
+            _ => "stdio",
+        }
+    }
+
+    /// Records that the server is served over HTTP, with the count of its open sessions.
+    pub(super) fn set_http_sessions(&self, sessions: Box<dyn Fn() -> usize + Send + Sync>) {
+        let _ = self.transport.set(Transport::Http { sessions });
+    }
+
+    /// Brings the default workspace up to date in the background: starts its file watch
+    /// when the server watches (the watch's first run is the update), else runs one
+    /// incremental index. Returns at once.
+    pub(super) fn start_default_watch(&self) {
+        let Ok(warm) = self.default_workspace() else {
+            return;
+        };
+        let starter = self.clone();
+        tokio::task::spawn_blocking(move || {
+            starter.start_watch(&warm);
+            if warm.is_watched() {
+                return;
+            }
+            if let Err(e) = warm.refresh(false, &|_| {}) {
+                tracing::warn!("background index failed: {e}");
+            }
+        });
     }
 
     /// How many saved work entries the LRU keeps.
@@ -149,6 +188,14 @@ impl Server {
     }
 }
 
+/// How the server is reached, when not stdio.
+enum Transport {
+    /// Streamable HTTP; `sessions` counts the open sessions.
+    Http {
+        sessions: Box<dyn Fn() -> usize + Send + Sync>,
+    },
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
@@ -169,17 +216,7 @@ impl ServerHandler for Server {
 /// calls wait for it through the workspace's index lock) and, when the server watches,
 /// starts the file watch, whose first run is that update.
 pub async fn serve_stdio(server: Server) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let warm = server.default_workspace()?;
-    let starter = server.clone();
-    tokio::task::spawn_blocking(move || {
-        starter.start_watch(&warm);
-        if warm.is_watched() {
-            return;
-        }
-        if let Err(e) = warm.refresh(false, &|_| {}) {
-            tracing::warn!("background index failed: {e}");
-        }
-    });
+    server.start_default_watch();
     let clients = Arc::clone(&server.clients);
     clients.fetch_add(1, Ordering::SeqCst);
     let served = async {

@@ -1,0 +1,173 @@
+//! `serve --http`: streamable HTTP at `/mcp`, refused without the bearer token or from a
+//! foreign Origin, answering `initialize` with it. (The official Python client's full
+//! session over HTTP is `bench/mcp_client.py --http`, run by CI.)
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+struct Served {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `serve ROOT --db DB --http 127.0.0.1:0 --token TOKEN` and reads the bound
+/// address from its first stderr line.
+fn serve(root: &std::path::Path, db: &std::path::Path, token: &str) -> Served {
+    let mut child = Command::new(common::bin())
+        .args([
+            "serve",
+            root.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+        ])
+        .args(["--http", "127.0.0.1:0", "--token", token])
+        .env_remove("CONSTELLATION_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn serve --http");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("serve --http ended before printing its address")
+            .unwrap();
+        if let Some(rest) = line.split("serving MCP at http://").nth(1) {
+            break rest.split('/').next().unwrap().to_string();
+        }
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Served { child, addr }
+}
+
+/// POSTs `body` to `path` with `headers`; returns the status code and what the server
+/// sent within 5 s (headers and the start of the body).
+fn post(addr: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut req = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                got.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&got);
+                // Enough once a refusal's body or the initialize result has arrived.
+                if text.contains("serverInfo")
+                    || (text.contains("\r\n\r\n") && !text.starts_with("HTTP/1.1 200"))
+                {
+                    break;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    let text = String::from_utf8_lossy(&got).to_string();
+    let code = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, text)
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"http-test","version":"0"}}}"#;
+
+#[test]
+fn the_endpoint_needs_the_token_and_a_local_origin() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("http.db");
+    let served = serve(&root, &db, "t0ken-for-tests");
+    let good = ("Authorization", "Bearer t0ken-for-tests");
+
+    let (code, text) = post(&served.addr, "/mcp", &[], INIT);
+    assert_eq!(code, 401, "{text}");
+    assert!(text.contains("Authorization: Bearer TOKEN"), "{text}");
+    let (code, _) = post(
+        &served.addr,
+        "/mcp",
+        &[("Authorization", "Bearer wrong")],
+        INIT,
+    );
+    assert_eq!(code, 401);
+    let (code, text) = post(
+        &served.addr,
+        "/mcp",
+        &[good, ("Origin", "http://evil.example")],
+        INIT,
+    );
+    assert_eq!(code, 403, "a foreign Origin: {text}");
+    let (code, _) = post(&served.addr, "/other", &[good], INIT);
+    assert_eq!(code, 404);
+
+    // With the token (and a loopback Origin, as a local web client would send).
+    let (code, text) = post(
+        &served.addr,
+        "/mcp",
+        &[good, ("Origin", "http://localhost:3000")],
+        INIT,
+    );
+    assert_eq!(code, 200, "{text}");
+    assert!(text.contains(r#""name":"constellation""#), "{text}");
+}
+
+#[test]
+fn a_generated_token_is_stored_beside_the_database_for_its_owner_only() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("state/http.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let mut child = Command::new(common::bin())
+        .args([
+            "serve",
+            root.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+        ])
+        .args(["--http", "127.0.0.1:0"])
+        .env_remove("CONSTELLATION_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = lines
+        .find_map(|l| l.ok().filter(|l| l.contains("serving MCP at")))
+        .expect("an address line");
+    let _ = child.kill();
+    let _ = child.wait();
+    let file = db.parent().unwrap().join("http-token");
+    assert!(line.contains(file.to_str().unwrap()), "{line}");
+    let token = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(token.trim().len(), 64, "32 random bytes in hex");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
