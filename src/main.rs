@@ -13,6 +13,22 @@ use constellation::tools::workspace::Workspace;
 use constellation::tools::{file_graph_summary, query, ToolError};
 use constellation::walk::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
 
+/// `print!` that returns the write's `io::Error` instead of panicking: every command
+/// prints through it (or `outln!`) with `?`, so a reader that goes away
+/// (`constellation summary . | head`) ends the command quietly through [`main`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        std::io::Write::write_fmt(&mut std::io::stdout().lock(), format_args!($($arg)*))
+    };
+}
+
+/// `println!` as [`out!`]: the error comes back instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        out!("{}\n", format_args!($($arg)*))
+    };
+}
+
 /// Code-intelligence indexer and MCP server: indexes a workspace into SQLite and
 /// answers graph summaries.
 #[derive(Parser)]
@@ -437,11 +453,23 @@ fn main() {
     init_logging(&cli.global);
     match run(cli) {
         Ok(code) => std::process::exit(code),
+        // The reader of stdout went away (`| head`): what it wanted is printed.
+        Err(e) if is_broken_pipe(&e) => std::process::exit(0),
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::exit(2);
         }
     }
+}
+
+/// True when `e` comes from writing to a pipe whose reader has gone away, told by the
+/// error kind (`BrokenPipe`), not by its text.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The database of `root`: `--db`/`CONSTELLATION_DB`, else `ROOT/.constellation/index.db`.
@@ -459,17 +487,19 @@ fn check(root: &Path, g: &Global, json: bool) -> Result<i32> {
         .with_context(|| format!("workspace root {}", root.display()))?;
     let s = constellation::index::check(&conn, &root, &options(g).walk)?;
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"fresh": s.is_fresh(), "added": s.added, "changed": s.changed, "removed": s.removed})
-        );
+        )?;
     } else if s.is_fresh() {
-        println!("fresh: the index matches {}", root.display());
+        outln!("fresh: the index matches {}", root.display())?;
     } else {
-        println!(
+        outln!(
             "stale: {} added, {} changed, {} removed since the index was built",
-            s.added, s.changed, s.removed
-        );
+            s.added,
+            s.changed,
+            s.removed
+        )?;
     }
     Ok(if s.is_fresh() { 0 } else { 1 })
 }
@@ -528,9 +558,9 @@ fn run(cli: Cli) -> Result<i32> {
                 if let Some(obj) = v.as_object_mut() {
                     obj.extend(extra);
                 }
-                println!("{v}");
+                outln!("{v}")?;
             } else {
-                println!(
+                outln!(
                     "indexed {}: {} files seen, {} hashed, {} parsed, {} removed; {} nodes, {} edges; generation {}; {:.2}s",
                     ws.root().display(),
                     report.files_seen,
@@ -541,9 +571,9 @@ fn run(cli: Cli) -> Result<i32> {
                     report.edges,
                     report.generation,
                     report.duration_ms as f64 / 1000.0
-                );
+                )?;
                 if let Some(s) = &report.scip {
-                    println!(
+                    outln!(
                         "scip: {} files resolved from {} SCIP documents ({} stale, {} not indexed; {} files uncovered); {} references resolved, {} external, {} local, {} kept heuristic",
                         s.files_applied,
                         s.documents,
@@ -554,10 +584,10 @@ fn run(cli: Cli) -> Result<i32> {
                         s.refs_external,
                         s.refs_local,
                         s.refs_kept
-                    );
+                    )?;
                 }
                 if vacuum || vacuum_into.is_some() {
-                    println!("compacted: {}", serde_json::Value::Object(extra));
+                    outln!("compacted: {}", serde_json::Value::Object(extra))?;
                 }
             }
         }
@@ -611,9 +641,9 @@ fn run(cli: Cli) -> Result<i32> {
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             view.finish();
             if json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
+                outln!("{}", serde_json::to_string_pretty(&r)?)?;
             } else {
-                print!("{}", file_graph_summary::render_text(&r));
+                out!("{}", file_graph_summary::render_text(&r))?;
             }
         }
         Command::Summarize { root, opts } => {
@@ -627,7 +657,7 @@ fn run(cli: Cli) -> Result<i32> {
             let rendered =
                 constellation::tools::symbol_summary::summarize_graph(&snapshot, ws.root(), &args)
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
-            println!("{}", rendered.text.trim_end());
+            outln!("{}", rendered.text.trim_end())?;
         }
         Command::Impact {
             target,
@@ -660,9 +690,9 @@ fn run(cli: Cli) -> Result<i32> {
                 let a = diff_impact::diff_impact(&snapshot, ws.root(), &args)
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
                 if json {
-                    println!("{}", serde_json::to_string_pretty(&a)?);
+                    outln!("{}", serde_json::to_string_pretty(&a)?)?;
                 } else {
-                    print!("{}", diff_impact::render_text(&a));
+                    out!("{}", diff_impact::render_text(&a))?;
                 }
                 return Ok(if a.fail.as_ref().is_some_and(|f| f.failed) {
                     1
@@ -680,9 +710,9 @@ fn run(cli: Cli) -> Result<i32> {
             let a = impact::get_impact(&snapshot, Some(ws.root()), &args)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&a)?);
+                outln!("{}", serde_json::to_string_pretty(&a)?)?;
             } else {
-                print!("{}", impact::render_text(&a.lists));
+                out!("{}", impact::render_text(&a.lists))?;
             }
         }
         Command::Serve {
@@ -734,16 +764,16 @@ fn run(cli: Cli) -> Result<i32> {
             let answer = constellation::tools::search::search_symbols(&ws, &args)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&answer)?);
+                outln!("{}", serde_json::to_string_pretty(&answer)?)?;
             } else {
                 if answer.fuzzy && !answer.did_you_mean.is_empty() {
-                    println!(
+                    outln!(
                         "nothing matched; did you mean: {}",
                         answer.did_you_mean.join(", ")
-                    );
+                    )?;
                 }
                 for h in &answer.hits {
-                    println!(
+                    outln!(
                         "{:>9.3}  {:<6}  {:<9}  {}  {}:{}-{}  {}",
                         h.score,
                         h.match_kind,
@@ -753,10 +783,10 @@ fn run(cli: Cli) -> Result<i32> {
                         h.start_line,
                         h.end_line,
                         h.signature.as_deref().unwrap_or("")
-                    );
+                    )?;
                 }
                 if let Some(note) = &answer.note {
-                    println!("({note})");
+                    outln!("({note})")?;
                 }
             }
             return Ok(if answer.hits.is_empty() { 1 } else { 0 });
@@ -780,42 +810,46 @@ fn run(cli: Cli) -> Result<i32> {
             let a = constellation::tools::symbol_source::get_symbol_source(&ws, &args)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&a)?);
+                outln!("{}", serde_json::to_string_pretty(&a)?)?;
             } else {
-                println!(
+                outln!(
                     "{} {} ({}:{}-{})",
-                    a.kind, a.qualified_name, a.path, a.start_line, a.end_line
-                );
+                    a.kind,
+                    a.qualified_name,
+                    a.path,
+                    a.start_line,
+                    a.end_line
+                )?;
                 if let Some(d) = &a.docstring {
-                    println!("  {d}");
+                    outln!("  {d}")?;
                 }
                 if let Some(note) = &a.note {
-                    println!("note: {note}");
+                    outln!("note: {note}")?;
                 }
-                print!("{}", a.source);
+                out!("{}", a.source)?;
                 for (title, links) in [("callers", &a.callers), ("callees", &a.callees)] {
                     if let Some(links) = links {
-                        println!("{title}:");
+                        outln!("{title}:")?;
                         for l in links {
-                            println!(
+                            outln!(
                                 "  {:<8} {}  {}  {}",
                                 l.status,
                                 l.location,
                                 l.qualified_name,
                                 l.signature.as_deref().unwrap_or("")
-                            );
+                            )?;
                         }
                     }
                 }
             }
         }
         Command::Schema => {
-            print!(
+            out!(
                 "-- The current schemas, generated by `constellation schema`; do not edit (a\n\
                  -- test compares this file with what the migrations build).\n\n{}\n{}",
                 constellation::store::current_schema()?,
                 constellation::memory::current_schema()?
-            );
+            )?;
         }
     }
     Ok(0)
