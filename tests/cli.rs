@@ -55,3 +55,49 @@ fn a_reader_that_goes_away_ends_every_printing_command_quietly() {
         );
     }
 }
+
+#[test]
+fn the_default_database_directory_is_ignored_by_git() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    common::git(&root, &["init", "-q"]);
+    common::run_ok(&["index", root.to_str().unwrap(), "-q"]);
+    assert_eq!(
+        std::fs::read_to_string(root.join(".constellation/.gitignore")).unwrap(),
+        "*\n"
+    );
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(&root)
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(status.stdout).unwrap();
+    assert!(!listed.is_empty(), "the sources are untracked");
+    assert!(
+        !listed.contains(".constellation"),
+        "git status lists the database directory:\n{listed}"
+    );
+    // The MCP server and the other commands open the database the same way.
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    common::run_ok(&["summary", root.to_str().unwrap(), "-q"]);
+    assert_eq!(
+        std::fs::read_to_string(root.join(".constellation/.gitignore")).unwrap(),
+        "*\n"
+    );
+}
+
+#[test]
+fn a_database_directory_the_user_made_is_left_alone() {
+    let (dir, root) = common::fixture_copy("py-pkg");
+    let mine = dir.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    let db = mine.join("index.db");
+    common::run_ok(&[
+        "index",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(!mine.join(".gitignore").exists());
+}
