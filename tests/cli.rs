@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// Runs `constellation ARGS` with stdout a pipe whose reading end is closed before the
@@ -100,4 +101,146 @@ fn a_database_directory_the_user_made_is_left_alone() {
         "-q",
     ]);
     assert!(!mine.join(".gitignore").exists());
+}
+
+/// A directory this process cannot write, and how to run the binary so that it cannot
+/// either: permissions do not stop root, so as root the binary runs as `nobody`
+/// (through `setpriv`). `None` when neither works (root without `setpriv`).
+#[cfg(unix)]
+fn unwritable(dir: &Path) -> Option<Vec<String>> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let probe = dir.join(".probe");
+    if std::fs::write(&probe, "").is_err() {
+        return Some(Vec::new());
+    }
+    let _ = std::fs::remove_file(&probe);
+    // Root: the temp dirs above `dir` must let `nobody` through.
+    let mut up = dir.parent();
+    while let Some(p) = up {
+        if p == std::env::temp_dir() || p.parent().is_none() {
+            break;
+        }
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        up = p.parent();
+    }
+    let setpriv = Command::new("setpriv").arg("--version").output();
+    if !setpriv.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: running as root without setpriv");
+        return None;
+    }
+    Some(
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ]
+        .map(String::from)
+        .to_vec(),
+    )
+}
+
+/// Runs `constellation ARGS` behind `prefix` (see [`unwritable`]).
+#[cfg(unix)]
+fn run_as(prefix: &[String], args: &[&str]) -> Output {
+    let mut cmd = match prefix.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg(common::bin());
+            c
+        }
+        None => Command::new(common::bin()),
+    };
+    cmd.args(args)
+        .env_remove("CONSTELLATION_DB")
+        .output()
+        .expect("run constellation")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// What every error about a database that cannot be written where it is ends with.
+const PASS_DB: &str =
+    "pass --db FILE (or set CONSTELLATION_DB) to keep the index in a writable place";
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_tree_says_to_pass_db() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let Some(prefix) = unwritable(&root) else {
+        return;
+    };
+    let dir = root.join(".constellation");
+    let cannot = |code: &str| {
+        format!(
+            "error: {code}cannot create the directory {} for the database {} (Permission \
+             denied (os error 13)); {PASS_DB}\n",
+            dir.display(),
+            dir.join("index.db").display()
+        )
+    };
+    let root_arg = root.to_str().unwrap();
+    let out = run_as(&prefix, &["index", root_arg]);
+    assert_eq!((out.status.code(), stderr(&out)), (Some(2), cannot("")));
+    let out = run_as(&prefix, &["summary", root_arg]);
+    assert_eq!(
+        (out.status.code(), stderr(&out)),
+        (Some(2), cannot("database_error: "))
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unwritable_db_is_named_as_given() {
+    let (dir, root) = common::fixture_copy("py-pkg");
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    let Some(prefix) = unwritable(&locked) else {
+        return;
+    };
+    let db = locked.join("index.db");
+    let (root, db_arg) = (root.to_str().unwrap(), db.to_str().unwrap());
+    let cannot = |code: &str| {
+        format!(
+            "error: {code}cannot write the database {} (unable to open database file): {} \
+             must be a writable directory; {PASS_DB}\n",
+            db.display(),
+            locked.display()
+        )
+    };
+    // A new database is built in a temporary file beside DB: the error names DB.
+    let out = run_as(&prefix, &["index", root, "--db", db_arg]);
+    assert_eq!((out.status.code(), stderr(&out)), (Some(2), cannot("")));
+    let out = run_as(&prefix, &["summary", root, "--db", db_arg]);
+    assert_eq!(
+        (out.status.code(), stderr(&out)),
+        (Some(2), cannot("database_error: "))
+    );
+}
+
+#[test]
+fn a_db_under_a_file_says_to_pass_db() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.join("README.md/index.db");
+    let out = common::run(&[
+        "index",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        (out.status.code(), stderr(&out)),
+        (
+            Some(2),
+            format!(
+                "error: cannot create the directory {} for the database {} (File exists (os \
+                 error 17)); {PASS_DB}\n",
+                root.join("README.md").display(),
+                db.display()
+            )
+        )
+    );
 }

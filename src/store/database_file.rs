@@ -72,7 +72,8 @@ impl DatabaseFile {
     ///
     /// A directory this creates holds a `.gitignore` of `*` (see [`create_dir`]).
     ///
-    /// Errors: [`StoreError::CreateDir`]; [`StoreError::Corrupt`] for a file that is not
+    /// Errors: [`StoreError::CreateDir`]; [`StoreError::Unwritable`] when SQLite cannot
+    /// create or write the file there; [`StoreError::Corrupt`] for a file that is not
     /// a usable SQLite database; [`StoreError::TooNew`] for one from a newer build;
     /// [`StoreError::Sqlite`] (`database is locked` when another process holds the write
     /// lock for more than 10 s while this one must migrate); [`StoreError::Pool`].
@@ -82,9 +83,9 @@ impl DatabaseFile {
         journal: Journal,
     ) -> Result<r2d2::Pool<SqliteConnectionManager>, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            create_dir(dir).map_err(|source| StoreError::CreateDir {
+            create_dir(dir).map_err(|error| StoreError::CreateDir {
                 path: path.to_path_buf(),
-                source,
+                error,
             })?;
         }
         // Switching a new file to WAL needs a lock SQLite does not wait for (no busy
