@@ -244,3 +244,34 @@ fn a_db_under_a_file_says_to_pass_db() {
         )
     );
 }
+
+#[test]
+fn seeds_from_diff_outside_git_says_so() {
+    let (_dir, root, db) = common::indexed_fixture("py-pkg");
+    let out = common::run(&[
+        "summarize",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "--seeds-from-diff",
+        "-q",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    // The part in parentheses is git's own first line.
+    let (head, tail) = err.split_once(" (git: ").expect("git's reason");
+    assert_eq!(
+        head,
+        format!(
+            "error: invalid_argument: {} is not inside a git work tree",
+            root.canonicalize().unwrap().display()
+        )
+    );
+    assert!(
+        tail.ends_with(
+            "); seeds_from_diff reads the files changed against git HEAD: run it in a git \
+             checkout, or name the seeds instead\n"
+        ) && tail.lines().count() == 1,
+        "{err}"
+    );
+}
