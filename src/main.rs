@@ -91,11 +91,14 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         scip: Vec<PathBuf>,
     },
-    /// Export the index: the whole graph as JSON (byte-identical for identical trees),
-    /// or the file-level dependency graph as Graphviz DOT. Reads the database as it is.
+    /// Export the index to stdout: the whole graph as JSON (byte-identical for identical
+    /// trees), the file-level dependency graph as Graphviz DOT, or that graph drawn as a
+    /// self-contained HTML page. Reads the database as it is.
     Export {
+        /// Workspace root.
         #[arg(default_value = ".")]
         root: PathBuf,
+        /// What to write: json, dot or html.
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
         format: ExportFormat,
         /// html: draw at most this many files, those of highest PageRank.
@@ -104,6 +107,7 @@ enum Command {
     },
     /// The graph summary (constellation_get_graph_summary); indexes first if needed.
     Summary {
+        /// Workspace root.
         #[arg(default_value = ".")]
         root: PathBuf,
         /// Print the JSON response instead of text.
@@ -115,6 +119,7 @@ enum Command {
     },
     /// The budgeted symbol-graph summary (summarize_graph); indexes first if needed.
     Summarize {
+        /// Workspace root.
         #[arg(default_value = ".")]
         root: PathBuf,
         #[command(flatten)]
@@ -155,6 +160,7 @@ enum Command {
     },
     /// Serve MCP over stdio.
     Serve {
+        /// Workspace root (the default one; a call may name another with workspaceRoot).
         #[arg(default_value = ".")]
         root: PathBuf,
         /// How many saved work entries (save_current_work_info) the database keeps; the
@@ -275,15 +281,19 @@ struct SummarizeOpts {
     /// Leave out communities.
     #[arg(long)]
     no_communities: bool,
+    /// Most communities listed.
     #[arg(long, default_value_t = 50)]
     max_communities: usize,
+    /// Sample labels listed per community.
     #[arg(long, default_value_t = 10)]
     max_nodes_per_community: usize,
     /// Leave out call-path samples.
     #[arg(long)]
     no_paths: bool,
+    /// Most call paths listed.
     #[arg(long, default_value_t = 5)]
     path_samples: usize,
+    /// Longest call path listed, in edges.
     #[arg(long, default_value_t = 5)]
     path_max_hops: usize,
     /// Token budget (cl100k_base) of the rendered answer.
@@ -323,9 +333,12 @@ impl SummarizeOpts {
     }
 }
 
+/// What `export` writes.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum ExportFormat {
+    /// The whole index as JSON, byte-identical for identical trees.
     Json,
+    /// The file-level dependency graph as Graphviz DOT.
     Dot,
     /// The self-contained HTML view of the file graph (as the MCP tool open_window).
     Html,
@@ -376,13 +389,7 @@ impl ProgressView {
         let tty = std::io::stderr().is_terminal();
         let bar = (!quiet && tty).then(|| {
             let bar = indicatif::ProgressBar::new(0);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} {msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta})",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
+            bar.set_style(progress_style());
             bar
         });
         ProgressView {
@@ -432,6 +439,23 @@ impl ProgressView {
             bar.finish_and_clear();
         }
     }
+}
+
+/// The look of the progress bar: `indexing [====>   ] 120/400 files (342 files/s, 1s)`.
+/// The rate is a whole number of files per second (indicatif's own `{per_sec}` prints
+/// four decimals, `342.3506/s`).
+fn progress_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(
+        "{spinner} {msg} [{bar:30}] {pos}/{len} files ({rate}, {eta})",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+    .with_key(
+        "rate",
+        |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.0} files/s", state.per_sec());
+        },
+    )
+    .progress_chars("=> ")
 }
 
 fn open_workspace(root: &Path, g: &Global) -> Result<Workspace> {
@@ -907,5 +931,91 @@ fn print_query(conn: &rusqlite::Connection, query: &str, json: bool) -> Result<(
     match out.flush() {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => Ok(other?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_argument_and_option_has_a_help_text() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        cli.clone().debug_assert();
+        let mut missing: Vec<String> = cli
+            .get_arguments()
+            .filter(|arg| arg.get_help().is_none())
+            .map(|arg| arg.get_id().to_string())
+            .collect();
+        for sub in cli.get_subcommands() {
+            for arg in sub.get_arguments() {
+                if arg.get_help().is_none() && arg.get_id() != "help" {
+                    missing.push(format!("{} {}", sub.get_name(), arg.get_id()));
+                }
+            }
+        }
+        assert_eq!(
+            missing,
+            Vec::<String>::new(),
+            "arguments without a help text"
+        );
+    }
+
+    /// A terminal that keeps what the bar draws.
+    #[derive(Debug, Clone, Default)]
+    struct Screen(Arc<Mutex<String>>);
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            120
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(&format!("{s}\n"))
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.0.lock().unwrap().push_str(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_progress_bar_prints_whole_files_per_second() {
+        let screen = Screen::default();
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(1000),
+            indicatif::ProgressDrawTarget::term_like(Box::new(screen.clone())),
+        );
+        bar.set_style(progress_style());
+        bar.set_message("indexing");
+        for done in 1..=40 {
+            std::thread::sleep(Duration::from_millis(3));
+            bar.set_position(done * 7);
+        }
+        bar.tick();
+        let drawn = screen.0.lock().unwrap().clone();
+        let last = drawn.lines().last().unwrap_or_default().to_string();
+        let rate = regex::Regex::new(r"/1000 files \((\d+) files/s, \d+s\)$").unwrap();
+        assert!(rate.is_match(last.trim_end()), "{last:?}");
+        let fraction = regex::Regex::new(r"\d\.\d+ ?(files)?/s").unwrap();
+        assert!(!fraction.is_match(&drawn), "{drawn:?}");
     }
 }

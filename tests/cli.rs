@@ -275,3 +275,61 @@ fn seeds_from_diff_outside_git_says_so() {
         "{err}"
     );
 }
+
+#[test]
+fn export_help_names_every_format() {
+    let help = common::run_ok(&["export", "-h"]);
+    let lines: Vec<&str> = help.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Export the index to stdout: the whole graph as JSON (byte-identical for identical \
+         trees), the file-level dependency graph as Graphviz DOT, or that graph drawn as a \
+         self-contained HTML page. Reads the database as it is"
+    );
+    assert!(
+        lines.contains(
+            &"      --format <FORMAT>        What to write: json, dot or html [default: json] \
+              [possible values: json, dot, html]"
+        ),
+        "{help}"
+    );
+    let long = common::run_ok(&["export", "--help"]);
+    for line in [
+        "          - json: The whole index as JSON, byte-identical for identical trees",
+        "          - dot:  The file-level dependency graph as Graphviz DOT",
+        "          - html: The self-contained HTML view of the file graph (as the MCP tool \
+         open_window)",
+    ] {
+        assert!(long.lines().any(|l| l == line), "{line:?} not in:\n{long}");
+    }
+}
+
+#[test]
+fn summarize_help_describes_every_option() {
+    let help = common::run_ok(&["summarize", "-h"]);
+    let lines: Vec<&str> = help.lines().collect();
+    for pair in [
+        ["  [ROOT]  Workspace root [default: .]", ""],
+        [
+            "      --max-communities <MAX_COMMUNITIES>",
+            "          Most communities listed [default: 50]",
+        ],
+        [
+            "      --max-nodes-per-community <MAX_NODES_PER_COMMUNITY>",
+            "          Sample labels listed per community [default: 10]",
+        ],
+        [
+            "      --path-samples <PATH_SAMPLES>",
+            "          Most call paths listed [default: 5]",
+        ],
+        [
+            "      --path-max-hops <PATH_MAX_HOPS>",
+            "          Longest call path listed, in edges [default: 5]",
+        ],
+    ] {
+        assert!(
+            lines.windows(2).any(|w| w == pair),
+            "{pair:?} not in:\n{help}"
+        );
+    }
+}
