@@ -205,8 +205,8 @@ fn an_unwritable_db_is_named_as_given() {
     let (root, db_arg) = (root.to_str().unwrap(), db.to_str().unwrap());
     let cannot = |code: &str| {
         format!(
-            "error: {code}cannot write the database {} (unable to open database file): {} \
-             must be a writable directory; {PASS_DB}\n",
+            "error: {code}cannot open the database {} for writing (unable to open database \
+             file): {} and the file must be writable; {PASS_DB}\n",
             db.display(),
             locked.display()
         )

@@ -32,11 +32,12 @@ pub enum StoreError {
         path: PathBuf,
         error: std::io::Error,
     },
-    /// SQLite could not create or write the database file: its directory (or the file)
-    /// is not writable. `path` is the database file the user asked for.
+    /// SQLite could not create or write the database file: its directory (for a new
+    /// file, or its `-wal` and `-shm` files) or the file itself is not writable. `path`
+    /// is the database file the user asked for.
     #[error(
-        "cannot write the database {path} ({message}): {} must be a writable directory; \
-         {WHAT_TO_DO}",
+        "cannot open the database {path} for writing ({message}): {} and the file must be \
+         writable; {WHAT_TO_DO}",
         dir_of(path).display()
     )]
     Unwritable { path: PathBuf, message: String },
