@@ -19,6 +19,22 @@ use constellation::walk::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `print!` that returns the write's `io::Error` instead of panicking: every command
+/// prints through it (or `outln!`) with `?`, so a reader that goes away
+/// (`constellation summary . | head`) ends the command quietly through [`main`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        std::io::Write::write_fmt(&mut std::io::stdout().lock(), format_args!($($arg)*))
+    };
+}
+
+/// `println!` as [`out!`]: the error comes back instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        out!("{}\n", format_args!($($arg)*))
+    };
+}
+
 /// Code-intelligence indexer and MCP server: indexes a workspace into SQLite and
 /// answers graph summaries.
 #[derive(Parser)]
@@ -81,11 +97,14 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         scip: Vec<PathBuf>,
     },
-    /// Export the index: the whole graph as JSON (byte-identical for identical trees),
-    /// or the file-level dependency graph as Graphviz DOT. Reads the database as it is.
+    /// Export the index to stdout: the whole graph as JSON (byte-identical for identical
+    /// trees), the file-level dependency graph as Graphviz DOT, or that graph drawn as a
+    /// self-contained HTML page. Reads the database as it is.
     Export {
+        /// Workspace root.
         #[arg(default_value = ".")]
         root: PathBuf,
+        /// What to write: json, dot or html.
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
         format: ExportFormat,
         /// html: draw at most this many files, those of highest PageRank.
@@ -94,6 +113,7 @@ enum Command {
     },
     /// The graph summary (constellation_get_graph_summary); indexes first if needed.
     Summary {
+        /// Workspace root.
         #[arg(default_value = ".")]
         root: PathBuf,
         /// Print the JSON response instead of text.
@@ -105,6 +125,7 @@ enum Command {
     },
     /// The budgeted symbol-graph summary (summarize_graph); indexes first if needed.
     Summarize {
+        /// Workspace root.
         #[arg(default_value = ".")]
         root: PathBuf,
         #[command(flatten)]
@@ -145,6 +166,7 @@ enum Command {
     },
     /// Serve MCP over stdio.
     Serve {
+        /// Workspace root (the default one; a call may name another with workspaceRoot).
         #[arg(default_value = ".")]
         root: PathBuf,
         /// How many saved work entries (save_current_work_info) the database keeps; the
@@ -248,6 +270,7 @@ enum Command {
     /// since (a walk; nothing is written). Exit 0 when fresh, 1 when changes are
     /// pending, 2 on error (no index yet, say).
     Status {
+        /// Workspace root.
         #[arg(default_value = ".")]
         root: PathBuf,
         /// Print the JSON answer (the shape of the MCP tool get_status) instead of text.
@@ -291,15 +314,19 @@ struct SummarizeOpts {
     /// Leave out communities.
     #[arg(long)]
     no_communities: bool,
+    /// Most communities listed.
     #[arg(long, default_value_t = 50)]
     max_communities: usize,
+    /// Sample labels listed per community.
     #[arg(long, default_value_t = 10)]
     max_nodes_per_community: usize,
     /// Leave out call-path samples.
     #[arg(long)]
     no_paths: bool,
+    /// Most call paths listed.
     #[arg(long, default_value_t = 5)]
     path_samples: usize,
+    /// Longest call path listed, in edges.
     #[arg(long, default_value_t = 5)]
     path_max_hops: usize,
     /// Token budget (cl100k_base) of the rendered answer.
@@ -339,9 +366,12 @@ impl SummarizeOpts {
     }
 }
 
+/// What `export` writes.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum ExportFormat {
+    /// The whole index as JSON, byte-identical for identical trees.
     Json,
+    /// The file-level dependency graph as Graphviz DOT.
     Dot,
     /// The self-contained HTML view of the file graph (as the MCP tool open_window).
     Html,
@@ -392,13 +422,7 @@ impl ProgressView {
         let tty = std::io::stderr().is_terminal();
         let bar = (!quiet && tty).then(|| {
             let bar = indicatif::ProgressBar::new(0);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} {msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta})",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
+            bar.set_style(progress_style());
             bar
         });
         ProgressView {
@@ -450,6 +474,23 @@ impl ProgressView {
     }
 }
 
+/// The look of the progress bar: `indexing [====>   ] 120/400 files (342 files/s, 1s)`.
+/// The rate is a whole number of files per second (indicatif's own `{per_sec}` prints
+/// four decimals, `342.3506/s`).
+fn progress_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(
+        "{spinner} {msg} [{bar:30}] {pos}/{len} files ({rate}, {eta})",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+    .with_key(
+        "rate",
+        |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.0} files/s", state.per_sec());
+        },
+    )
+    .progress_chars("=> ")
+}
+
 fn open_workspace(root: &Path, g: &Global) -> Result<Workspace> {
     Workspace::open(root, g.db.as_deref(), options(g)).map_err(|e| anyhow::anyhow!("{e}"))
 }
@@ -469,11 +510,23 @@ fn main() {
     init_logging(&cli.global);
     match run(cli) {
         Ok(code) => std::process::exit(code),
+        // The reader of stdout went away (`| head`): what it wanted is printed.
+        Err(e) if is_broken_pipe(&e) => std::process::exit(0),
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::exit(2);
         }
     }
+}
+
+/// True when `e` comes from writing to a pipe whose reader has gone away, told by the
+/// error kind (`BrokenPipe`), not by its text.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The database of `root`: `--db`/`CONSTELLATION_DB`, else `ROOT/.constellation/index.db`.
@@ -491,17 +544,19 @@ fn check(root: &Path, g: &Global, json: bool) -> Result<i32> {
         .with_context(|| format!("workspace root {}", root.display()))?;
     let s = constellation::index::check(&conn, &root, &options(g).walk)?;
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"fresh": s.is_fresh(), "added": s.added, "changed": s.changed, "removed": s.removed})
-        );
+        )?;
     } else if s.is_fresh() {
-        println!("fresh: the index matches {}", root.display());
+        outln!("fresh: the index matches {}", root.display())?;
     } else {
-        println!(
+        outln!(
             "stale: {} added, {} changed, {} removed since the index was built",
-            s.added, s.changed, s.removed
-        );
+            s.added,
+            s.changed,
+            s.removed
+        )?;
     }
     Ok(if s.is_fresh() { 0 } else { 1 })
 }
@@ -523,26 +578,28 @@ fn status(root: &Path, g: &Global, json: bool) -> Result<i32> {
             transport: "cli".into(),
             clients: 0,
         };
-        println!("{}", serde_json::to_string_pretty(&answer)?);
+        outln!("{}", serde_json::to_string_pretty(&answer)?)?;
         return Ok(code);
     }
-    println!("root       {}", s.root);
-    println!("database   {}", s.database);
-    println!(
+    outln!("root       {}", s.root)?;
+    outln!("database   {}", s.database)?;
+    outln!(
         "generation {} (built {})",
         s.generation,
         s.indexed_at.as_deref().unwrap_or("at an unrecorded time")
-    );
-    println!(
+    )?;
+    outln!(
         "index      {} files, {} nodes, {} edges",
-        s.files, s.nodes, s.edges
-    );
+        s.files,
+        s.nodes,
+        s.edges
+    )?;
     match &s.pending_files {
-        Some(p) if s.pending_changes => println!(
+        Some(p) if s.pending_changes => outln!(
             "pending    {} added, {} changed, {} removed since it was built (run `constellation index`)",
             p.added, p.changed, p.removed
-        ),
-        _ => println!("pending    nothing: the index matches the disk"),
+        )?,
+        _ => outln!("pending    nothing: the index matches the disk")?,
     }
     Ok(code)
 }
@@ -601,9 +658,9 @@ fn run(cli: Cli) -> Result<i32> {
                 if let Some(obj) = v.as_object_mut() {
                     obj.extend(extra);
                 }
-                println!("{v}");
+                outln!("{v}")?;
             } else {
-                println!(
+                outln!(
                     "indexed {}: {} files seen, {} hashed, {} parsed, {} removed; {} nodes, {} edges; generation {}; {:.2}s",
                     ws.root().display(),
                     report.files_seen,
@@ -614,9 +671,9 @@ fn run(cli: Cli) -> Result<i32> {
                     report.edges,
                     report.generation,
                     report.duration_ms as f64 / 1000.0
-                );
+                )?;
                 if let Some(s) = &report.scip {
-                    println!(
+                    outln!(
                         "scip: {} files resolved from {} SCIP documents ({} stale, {} not indexed; {} files uncovered); {} references resolved, {} external, {} local, {} kept heuristic",
                         s.files_applied,
                         s.documents,
@@ -627,10 +684,10 @@ fn run(cli: Cli) -> Result<i32> {
                         s.refs_external,
                         s.refs_local,
                         s.refs_kept
-                    );
+                    )?;
                 }
                 if vacuum || vacuum_into.is_some() {
-                    println!("compacted: {}", serde_json::Value::Object(extra));
+                    outln!("compacted: {}", serde_json::Value::Object(extra))?;
                 }
             }
         }
@@ -684,9 +741,9 @@ fn run(cli: Cli) -> Result<i32> {
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             view.finish();
             if json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
+                outln!("{}", serde_json::to_string_pretty(&r)?)?;
             } else {
-                print!("{}", file_graph_summary::render_text(&r));
+                out!("{}", file_graph_summary::render_text(&r))?;
             }
         }
         Command::Summarize { root, opts } => {
@@ -700,7 +757,7 @@ fn run(cli: Cli) -> Result<i32> {
             let rendered =
                 constellation::tools::symbol_summary::summarize_graph(&snapshot, ws.root(), &args)
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
-            println!("{}", rendered.text.trim_end());
+            outln!("{}", rendered.text.trim_end())?;
         }
         Command::Impact {
             target,
@@ -733,9 +790,9 @@ fn run(cli: Cli) -> Result<i32> {
                 let a = diff_impact::diff_impact(&snapshot, ws.root(), &args)
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
                 if json {
-                    println!("{}", serde_json::to_string_pretty(&a)?);
+                    outln!("{}", serde_json::to_string_pretty(&a)?)?;
                 } else {
-                    print!("{}", diff_impact::render_text(&a));
+                    out!("{}", diff_impact::render_text(&a))?;
                 }
                 return Ok(if a.fail.as_ref().is_some_and(|f| f.failed) {
                     1
@@ -753,9 +810,9 @@ fn run(cli: Cli) -> Result<i32> {
             let a = impact::get_impact(&snapshot, Some(ws.root()), &args)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&a)?);
+                outln!("{}", serde_json::to_string_pretty(&a)?)?;
             } else {
-                print!("{}", impact::render_text(&a.lists));
+                out!("{}", impact::render_text(&a.lists))?;
             }
         }
         Command::Serve {
@@ -831,16 +888,16 @@ fn run(cli: Cli) -> Result<i32> {
             let answer = constellation::tools::search::search_symbols(&ws, &args)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&answer)?);
+                outln!("{}", serde_json::to_string_pretty(&answer)?)?;
             } else {
                 if answer.fuzzy && !answer.did_you_mean.is_empty() {
-                    println!(
+                    outln!(
                         "nothing matched; did you mean: {}",
                         answer.did_you_mean.join(", ")
-                    );
+                    )?;
                 }
                 for h in &answer.hits {
-                    println!(
+                    outln!(
                         "{:>9.3}  {:<6}  {:<9}  {}  {}:{}-{}  {}",
                         h.score,
                         h.match_kind,
@@ -850,10 +907,10 @@ fn run(cli: Cli) -> Result<i32> {
                         h.start_line,
                         h.end_line,
                         h.signature.as_deref().unwrap_or("")
-                    );
+                    )?;
                 }
                 if let Some(note) = &answer.note {
-                    println!("({note})");
+                    outln!("({note})")?;
                 }
             }
             return Ok(if answer.hits.is_empty() { 1 } else { 0 });
@@ -877,30 +934,34 @@ fn run(cli: Cli) -> Result<i32> {
             let a = constellation::tools::symbol_source::get_symbol_source(&ws, &args)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&a)?);
+                outln!("{}", serde_json::to_string_pretty(&a)?)?;
             } else {
-                println!(
+                outln!(
                     "{} {} ({}:{}-{})",
-                    a.kind, a.qualified_name, a.path, a.start_line, a.end_line
-                );
+                    a.kind,
+                    a.qualified_name,
+                    a.path,
+                    a.start_line,
+                    a.end_line
+                )?;
                 if let Some(d) = &a.docstring {
-                    println!("  {d}");
+                    outln!("  {d}")?;
                 }
                 if let Some(note) = &a.note {
-                    println!("note: {note}");
+                    outln!("note: {note}")?;
                 }
-                print!("{}", a.source);
+                out!("{}", a.source)?;
                 for (title, links) in [("callers", &a.callers), ("callees", &a.callees)] {
                     if let Some(links) = links {
-                        println!("{title}:");
+                        outln!("{title}:")?;
                         for l in links {
-                            println!(
+                            outln!(
                                 "  {:<8} {}  {}  {}",
                                 l.status,
                                 l.location,
                                 l.qualified_name,
                                 l.signature.as_deref().unwrap_or("")
-                            );
+                            )?;
                         }
                     }
                 }
@@ -908,12 +969,12 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Command::Status { root, json } => return status(&root, &g, json),
         Command::Schema => {
-            print!(
+            out!(
                 "-- The current schemas, generated by `constellation schema`; do not edit (a\n\
                  -- test compares this file with what the migrations build).\n\n{}\n{}",
                 constellation::store::current_schema()?,
                 constellation::memory::current_schema()?
-            );
+            )?;
         }
     }
     Ok(0)
@@ -971,5 +1032,91 @@ fn print_query(conn: &rusqlite::Connection, query: &str, json: bool) -> Result<(
     match out.flush() {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => Ok(other?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_argument_and_option_has_a_help_text() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        cli.clone().debug_assert();
+        let mut missing: Vec<String> = cli
+            .get_arguments()
+            .filter(|arg| arg.get_help().is_none())
+            .map(|arg| arg.get_id().to_string())
+            .collect();
+        for sub in cli.get_subcommands() {
+            for arg in sub.get_arguments() {
+                if arg.get_help().is_none() && arg.get_id() != "help" {
+                    missing.push(format!("{} {}", sub.get_name(), arg.get_id()));
+                }
+            }
+        }
+        assert_eq!(
+            missing,
+            Vec::<String>::new(),
+            "arguments without a help text"
+        );
+    }
+
+    /// A terminal that keeps what the bar draws.
+    #[derive(Debug, Clone, Default)]
+    struct Screen(Arc<Mutex<String>>);
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            120
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(&format!("{s}\n"))
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.0.lock().unwrap().push_str(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_progress_bar_prints_whole_files_per_second() {
+        let screen = Screen::default();
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(1000),
+            indicatif::ProgressDrawTarget::term_like(Box::new(screen.clone())),
+        );
+        bar.set_style(progress_style());
+        bar.set_message("indexing");
+        for done in 1..=40 {
+            std::thread::sleep(Duration::from_millis(3));
+            bar.set_position(done * 7);
+        }
+        bar.tick();
+        let drawn = screen.0.lock().unwrap().clone();
+        let last = drawn.lines().last().unwrap_or_default().to_string();
+        let rate = regex::Regex::new(r"/1000 files \((\d+) files/s, \d+s\)$").unwrap();
+        assert!(rate.is_match(last.trim_end()), "{last:?}");
+        let fraction = regex::Regex::new(r"\d\.\d+ ?(files)?/s").unwrap();
+        assert!(!fraction.is_match(&drawn), "{drawn:?}");
     }
 }

@@ -645,3 +645,22 @@ fn open_window_writes_a_self_contained_page() {
     let e = err(&mut c, "open_window", json!({"maxNodes": 0}));
     assert!(e.starts_with("invalid_argument:"), "{e}");
 }
+
+#[cfg(unix)]
+#[test]
+fn open_window_writes_a_page_others_can_read_like_any_new_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, root) = common::fixture_copy("docs-app");
+    let mut c = start(&root);
+    let r = ok(&mut c, "open_window", json!({}));
+    let page = Path::new(r["path"].as_str().unwrap());
+    // A file created the ordinary way, under the same umask (the server inherits it).
+    let plain = root.join(".artifacts/plain.txt");
+    std::fs::write(&plain, "").unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        format!("{:o}", mode(page)),
+        format!("{:o}", mode(&plain)),
+        "the page has the mode of any new file (0644 under umask 022), not 0600"
+    );
+}

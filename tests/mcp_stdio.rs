@@ -188,3 +188,80 @@ fn bad_arguments_are_tool_errors_with_codes() {
         "{resp}"
     );
 }
+
+#[test]
+fn an_unknown_tool_names_the_closest_tools() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start(&root, &db);
+    handshake(&mut c);
+    let listed = c.request("tools/list", json!({}))["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .len();
+    let unknown = |c: &mut Client, name: &str| {
+        let resp = c.request("tools/call", json!({"name": name, "arguments": {}}));
+        assert_eq!(resp["error"]["code"], -32602, "{resp}");
+        (
+            resp["error"]["message"].as_str().unwrap().to_string(),
+            resp["error"]["data"]["closest"].clone(),
+        )
+    };
+    assert_eq!(
+        unknown(&mut c, "summarise_graph"),
+        (
+            format!(
+                "unknown tool \"summarise_graph\"; did you mean summarize_graph? tools/list \
+                 names all {listed} tools"
+            ),
+            json!(["summarize_graph"])
+        )
+    );
+    assert_eq!(
+        unknown(&mut c, "get_graph_summary"),
+        (
+            format!(
+                "unknown tool \"get_graph_summary\"; did you mean \
+                 constellation_get_graph_summary? tools/list names all {listed} tools"
+            ),
+            json!(["constellation_get_graph_summary"])
+        )
+    );
+    assert_eq!(
+        unknown(&mut c, "xyzzy"),
+        (
+            format!("unknown tool \"xyzzy\"; tools/list names all {listed} tools"),
+            json!([])
+        )
+    );
+}
+
+#[test]
+fn a_relative_workspace_root_error_names_where_it_led() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start(&root, &db);
+    handshake(&mut c);
+    let r = c.call(
+        "constellation_get_graph_summary",
+        json!({"workspaceRoot": "no/such/dir"}),
+    );
+    assert_eq!(r["isError"], true);
+    assert_eq!(
+        r["content"][0]["text"],
+        format!(
+            "not_found: workspace root no/such/dir (relative to the server's root, so {}): \
+             No such file or directory (os error 2)",
+            root.canonicalize().unwrap().join("no/such/dir").display()
+        )
+    );
+    // An absolute one is named as it was given.
+    let r = c.call(
+        "set_workspace_root",
+        json!({"path": "/definitely/not/here"}),
+    );
+    assert_eq!(
+        r["content"][0]["text"],
+        "not_found: workspace root /definitely/not/here: No such file or directory (os error 2)"
+    );
+}

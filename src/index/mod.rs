@@ -982,7 +982,8 @@ pub fn index_new_database(
     };
     cleanup(&partial);
     remove_stale_partials(db);
-    let store = Store::open_private(&partial)?;
+    // Errors name `db`, the file the user gave, not the temporary one.
+    let store = Store::open_private(&partial).map_err(|e| e.naming(db))?;
     let report = match index(&store, root, opts, progress) {
         Ok(r) => r,
         Err(e) => {

@@ -2,16 +2,21 @@
 //! loop. Tools are not named here; they come from the table in the parent module.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{tool_handler, ServerHandler, ServiceExt};
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::index::IndexOptions;
 use crate::memory::work;
+use crate::tools::closest_names::closest_names;
 use crate::tools::workspace::Workspace;
 use crate::tools::ToolError;
 
@@ -164,12 +169,19 @@ impl Server {
         let Some(root) = root else {
             return Ok(Arc::clone(default));
         };
-        // A relative root (`path: "."`) is taken from the server's workspace.
-        let canonical = default
-            .root()
-            .join(root)
-            .canonicalize()
-            .map_err(|e| ToolError::NotFound(format!("workspace root {root}: {e}")))?;
+        // A relative root (`path: "."`) is taken from the server's workspace, and its
+        // error says where that led.
+        let joined = default.root().join(root);
+        let canonical = joined.canonicalize().map_err(|e| {
+            ToolError::NotFound(if Path::new(root).is_absolute() {
+                format!("workspace root {root}: {e}")
+            } else {
+                format!(
+                    "workspace root {root} (relative to the server's root, so {}): {e}",
+                    joined.display()
+                )
+            })
+        })?;
         if canonical == default.root() {
             return Ok(Arc::clone(default));
         }
@@ -198,6 +210,36 @@ enum Transport {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
+    /// Routes a call to its tool; an unknown name is the protocol error MCP specifies
+    /// (-32602, invalid params), whose message names the closest tool names
+    /// ([`closest_names`]) and whose `data.closest` lists them.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if self.tool_router.get(&request.name).is_none() {
+            let tools = self.tool_router.list_all();
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+            let closest = closest_names(&request.name, &names, 3);
+            let hint = if closest.is_empty() {
+                String::new()
+            } else {
+                format!("did you mean {}? ", closest.join(", "))
+            };
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool {:?}; {hint}tools/list names all {} tools",
+                    request.name,
+                    names.len()
+                ),
+                Some(serde_json::json!({ "closest": closest })),
+            ));
+        }
+        let call = ToolCallContext::new(self, request, context);
+        self.tool_router.call(call).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(

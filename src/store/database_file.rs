@@ -70,7 +70,10 @@ impl DatabaseFile {
     /// migrates it to [`DatabaseFile::version`] and returns a pool of connections set
     /// up for `journal`.
     ///
-    /// Errors: [`StoreError::CreateDir`]; [`StoreError::Corrupt`] for a file that is not
+    /// A directory this creates holds a `.gitignore` of `*` (see [`create_dir`]).
+    ///
+    /// Errors: [`StoreError::CreateDir`]; [`StoreError::Unwritable`] when SQLite cannot
+    /// create or write the file there; [`StoreError::Corrupt`] for a file that is not
     /// a usable SQLite database; [`StoreError::TooNew`] for one from a newer build;
     /// [`StoreError::Sqlite`] (`database is locked` when another process holds the write
     /// lock for more than 10 s while this one must migrate); [`StoreError::Pool`].
@@ -80,9 +83,9 @@ impl DatabaseFile {
         journal: Journal,
     ) -> Result<r2d2::Pool<SqliteConnectionManager>, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+            create_dir(dir).map_err(|error| StoreError::CreateDir {
                 path: path.to_path_buf(),
-                source,
+                error,
             })?;
         }
         // Switching a new file to WAL needs a lock SQLite does not wait for (no busy
@@ -161,6 +164,22 @@ impl DatabaseFile {
         self.migrate(&mut conn, Path::new(":memory:"))?;
         Ok(super::render_schema(&conn, title)?)
     }
+}
+
+/// Creates `dir` (and its parents) for a database file. The directory itself, when
+/// this creates it, gets a `.gitignore` of `*`: it holds only what this build writes
+/// (databases, their logs), which `git status` must not list (the default,
+/// `ROOT/.constellation/`, is inside the indexed tree). A directory that already exists
+/// is left as it is, so a user who removes the file (to commit an index) keeps it so.
+fn create_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)?;
+    if let Err(e) = std::fs::write(dir.join(".gitignore"), "*\n") {
+        tracing::warn!("cannot write {}/.gitignore: {e}", dir.display());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -22,11 +22,25 @@ pub enum StoreError {
     /// A read-only open of a database that does not exist.
     #[error("no index database at {0}; run `constellation index` first")]
     Missing(PathBuf),
-    #[error("cannot create the directory for {path}: {source}")]
+    /// The directory of the database file could not be created (a read-only tree, a
+    /// path through a file). `path` is the database file the user asked for.
+    #[error(
+        "cannot create the directory {} for the database {path} ({error}); {WHAT_TO_DO}",
+        dir_of(path).display()
+    )]
     CreateDir {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
+    /// SQLite could not create or write the database file: its directory (for a new
+    /// file, or its `-wal` and `-shm` files) or the file itself is not writable. `path`
+    /// is the database file the user asked for.
+    #[error(
+        "cannot open the database {path} for writing ({message}): {} and the file must be \
+         writable; {WHAT_TO_DO}",
+        dir_of(path).display()
+    )]
+    Unwritable { path: PathBuf, message: String },
     /// A newly built database could not be moved into place.
     #[error("cannot put the new database at {path}: {message}")]
     Publish { path: PathBuf, message: String },
@@ -38,7 +52,32 @@ pub enum StoreError {
     Migration(String),
 }
 
+/// What a user does about a database that cannot be written where it is.
+const WHAT_TO_DO: &str =
+    "pass --db FILE (or set CONSTELLATION_DB) to keep the index in a writable place";
+
+/// The directory holding `path` (`.` for a bare file name).
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
 impl StoreError {
+    /// The same error, naming `path` instead of the file it was met on: a build from
+    /// nothing writes a temporary `DB.partial-PID` file, and its errors must name `DB`,
+    /// the file the user gave.
+    pub fn naming(self, path: &Path) -> StoreError {
+        let path = path.to_path_buf();
+        match self {
+            StoreError::CreateDir { error, .. } => StoreError::CreateDir { path, error },
+            StoreError::Unwritable { message, .. } => StoreError::Unwritable { path, message },
+            StoreError::Corrupt { message, .. } => StoreError::Corrupt { path, message },
+            other => other,
+        }
+    }
+
     /// True when the database file itself is unusable (corrupt, or not SQLite), so a
     /// caller may move it aside and start a fresh one.
     pub fn is_corrupt(&self) -> bool {
@@ -53,6 +92,16 @@ pub(super) fn classify(path: &Path, err: rusqlite::Error) -> StoreError {
         Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
             path: path.to_path_buf(),
             message: err.to_string(),
+        },
+        Some(ErrorCode::CannotOpen) | Some(ErrorCode::ReadOnly) => StoreError::Unwritable {
+            path: path.to_path_buf(),
+            message: match &err {
+                // The bare SQLite message, without the path rusqlite adds.
+                rusqlite::Error::SqliteFailure(e, _) => {
+                    rusqlite::ffi::code_to_str(e.extended_code).to_string()
+                }
+                other => other.to_string(),
+            },
         },
         _ => StoreError::Sqlite(err),
     }

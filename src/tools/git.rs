@@ -7,7 +7,7 @@
 //! what a failure means for their answer. Errors are typed: git missing or unable to
 //! start is not the same as git answering "no".
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Errors of running git.
@@ -19,6 +19,43 @@ pub enum GitError {
     /// git ran and exited with a failure status; `stderr` is what it said, trimmed.
     #[error("git {args} failed: {stderr}")]
     Failed { args: String, stderr: String },
+    /// `root` is not inside a git work tree (`git rev-parse --is-inside-work-tree` failed
+    /// or answered `false`); `reason` is the first line git printed, if any.
+    #[error("{} is not inside a git work tree{}", root.display(), reason_suffix(reason))]
+    NotAWorkTree { root: PathBuf, reason: String },
+}
+
+/// ` (git: REASON)`, or nothing when git gave no reason.
+fn reason_suffix(reason: &str) -> String {
+    if reason.is_empty() {
+        String::new()
+    } else {
+        format!(" (git: {reason})")
+    }
+}
+
+/// Succeeds when `root` is inside a git work tree. Asked before a command that reads
+/// the work tree: outside one, `git diff` falls back to comparing two paths and prints
+/// its whole usage text instead of an error.
+///
+/// Errors: [`GitError::Spawn`]; [`GitError::NotAWorkTree`] otherwise (not a repository,
+/// inside `.git`, a repository git refuses to read).
+pub fn require_work_tree(root: &Path) -> Result<(), GitError> {
+    let not = |reason: &str| GitError::NotAWorkTree {
+        root: root.to_path_buf(),
+        reason: reason
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("fatal: ")
+            .to_string(),
+    };
+    match run(root, &["rev-parse", "--is-inside-work-tree"]) {
+        Ok(out) if out.trim() == "true" => Ok(()),
+        Ok(_) => Err(not("")),
+        Err(GitError::Failed { stderr, .. }) => Err(not(&stderr)),
+        Err(e) => Err(e),
+    }
 }
 
 /// Runs `git -C ROOT -c core.quotepath=off --no-pager ARGS...` and returns its stdout
@@ -130,9 +167,10 @@ pub fn show_many(root: &Path, specs: &[String]) -> Result<Vec<Option<Vec<u8>>>, 
 /// Files changed against `HEAD` (staged or not) under `root`, root-relative, in git's
 /// order: `git diff --name-only HEAD --relative`.
 ///
-/// Errors: as [`run`]; [`GitError::Failed`] also when `root` is not a repository or
-/// has no commit yet.
+/// Errors: as [`run`]; [`GitError::NotAWorkTree`] when `root` is not in a work tree,
+/// [`GitError::Failed`] when the repository has no commit yet.
 pub fn changed_files(root: &Path) -> Result<Vec<String>, GitError> {
+    require_work_tree(root)?;
     Ok(run(root, &["diff", "--name-only", "HEAD", "--relative"])?
         .lines()
         .map(|l| l.trim().to_string())
@@ -145,13 +183,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn outside_a_repository_is_a_failure_not_a_spawn_error() {
+    fn outside_a_repository_is_no_work_tree_not_a_spawn_error() {
         let dir = tempfile::tempdir().unwrap();
         // An empty temp dir: git runs (if installed) and answers "not a repository".
         match changed_files(dir.path()) {
-            Err(GitError::Failed { args, .. }) => assert!(args.starts_with("diff")),
+            Err(GitError::NotAWorkTree { root, .. }) => assert_eq!(root, dir.path()),
             Err(GitError::Spawn(_)) => {} // git not installed here
-            Ok(files) => panic!("expected a failure, got {files:?}"),
+            other => panic!("expected NotAWorkTree, got {other:?}"),
         }
     }
 }

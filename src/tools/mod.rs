@@ -3,6 +3,7 @@
 //! of MCP. The agent-memory tools (tasks, work hand-offs, sequential thinking) live in
 //! `memory`, beside their database.
 
+pub mod closest_names;
 pub mod diff_impact;
 pub mod drill;
 pub mod error_code;

@@ -207,12 +207,23 @@ pub fn create_dir_inside(root: &Path, rel: &str) -> Result<PathBuf, ToolError> {
 /// flushed to disk and renamed over the target, so a reader sees the old file or the
 /// new one, never a part. `dir` must already be checked (see [`create_dir_inside`]).
 ///
+/// The file gets the mode of a file the user creates (0666 less the umask, 0644 with the
+/// usual umask 022), not the temporary file's private 0600: the pages and documents
+/// written here are for the user's browser, editor and colleagues.
+///
 /// Errors: `io_error`.
 pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ToolError> {
     use std::io::Write;
     let target = dir.join(name);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tmp-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Passed to open(2), which applies the umask.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder
         .tempfile_in(dir)
         .map_err(|e| ToolError::Io(format!("cannot create a file in {}: {e}", dir.display())))?;
     tmp.write_all(bytes)

@@ -202,12 +202,16 @@ pub struct Rendered {
 
 /// Files changed against git HEAD (staged or not) in `root`, root-relative.
 ///
-/// Errors: `invalid_argument` when git cannot run, or fails (not a repository, no
+/// Errors: `invalid_argument` when git cannot run, or fails (not a work tree, no
 /// HEAD).
 pub fn changed_files(root: &Path) -> Result<Vec<String>, ToolError> {
     use crate::tools::git::{self, GitError};
     git::changed_files(root).map_err(|e| match e {
         GitError::Spawn(e) => ToolError::InvalidArgument(format!("seeds_from_diff needs git: {e}")),
+        e @ GitError::NotAWorkTree { .. } => ToolError::InvalidArgument(format!(
+            "{e}; seeds_from_diff reads the files changed against git HEAD: run it in a git \
+             checkout, or name the seeds instead"
+        )),
         GitError::Failed { stderr, .. } => ToolError::InvalidArgument(format!(
             "seeds_from_diff: git diff failed ({stderr}); is {} a git repository with a HEAD?",
             root.display()
