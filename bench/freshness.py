@@ -12,11 +12,13 @@ the copy is the bench's own and removed afterwards):
      write to the answer that has it. Between edits it waits --gap ms (default 300) so
      each edit is its own burst;
   3. prints the latency p50/p95/max (nearest rank) in ms, with how many edits were
-     seen at all within --timeout s.
+     seen at all within --timeout s, and the watcher counters of `get_status` (events,
+     background runs, and tool calls that had to walk the tree: 0 under a healthy watch).
 
 With the watch, the answer of a call right after the write may come from the index
 before the edit (the event is not yet counted); the poll then sees the edit once the
-background run (50 ms after the last event) or a call's own run has indexed it.
+background run (50 ms after the last event) has indexed it: a call that finds the
+event pending waits for that run.
 
 How to run (after `cargo build --release`):
 
@@ -114,6 +116,8 @@ def main() -> None:
             else:
                 latencies.append(seen)
             time.sleep(args.gap / 1000)
+        status = server.call("get_status", {})
+        watcher = (status.get("structuredContent") or {}).get("roots", [{}])[0].get("watcher") or {}
         server.close()
         mode = "without a watch (--no-watch)" if args.no_watch else "with the file watch"
         print(f"corpus: {source if args.corpus else 'the Python stdlib'} ({len(py)} .py files edited at random), {mode}")
@@ -123,6 +127,11 @@ def main() -> None:
                 f"edit -> answer latency: p50 {nearest_rank(latencies, 0.5):.0f} ms, "
                 f"p95 {nearest_rank(latencies, 0.95):.0f} ms, max {max(latencies):.0f} ms (target p95 <= 300 ms)"
             )
+        print(
+            "get_status watcher: "
+            f"events {watcher.get('events')}, background runs {watcher.get('backgroundRuns')}, "
+            f"tool calls that walked the tree {watcher.get('callWalks')} (target 0), degraded {watcher.get('degraded')}"
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
