@@ -664,3 +664,37 @@ fn open_window_writes_a_page_others_can_read_like_any_new_file() {
         "the page has the mode of any new file (0644 under umask 022), not 0600"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_like_source_is_refused_at_once_by_every_reading_tool() {
+    let (_dir, root) = common::fixture_copy("docs-app");
+    let status = std::process::Command::new("mkfifo")
+        .arg(root.join("geo/pipe.py"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    let mut c = start(&root);
+    let started = std::time::Instant::now();
+    for (tool, args) in [
+        (
+            "inspect_source",
+            json!({"path": "geo/pipe.py", "startLine": 1, "endLine": 2}),
+        ),
+        ("file_info", json!({"path": "geo/pipe.py"})),
+    ] {
+        let e = err(&mut c, tool, args);
+        assert!(e.contains("not a regular file"), "{tool}: {e}");
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "answered at once, not after a hang"
+    );
+    // The index skipped it: the walk lists only regular files.
+    let r = ok(
+        &mut c,
+        "inspect_source",
+        json!({"path": "geo/shapes.py", "startLine": 1, "endLine": 1}),
+    );
+    assert_eq!(r["totalLines"], 21);
+}

@@ -74,8 +74,8 @@ pub fn inspect_source(
             args.end_line, args.start_line
         )));
     }
-    let bytes =
-        std::fs::read(&p.abs).map_err(|e| ToolError::Io(format!("cannot read {}: {e}", p.rel)))?;
+    let bytes = crate::walk::read_regular(&p.abs, crate::walk::MAX_TOOL_READ)
+        .map_err(|e| ToolError::Io(format!("cannot read {}: {e}", p.rel)))?;
     if crate::walk::looks_binary(&bytes) {
         return Err(ToolError::UnsupportedFile(format!(
             "{} is a binary file",

@@ -216,7 +216,9 @@ fn read_file(w: &WalkedFile, prev: Option<&StoredFile>, opts: &IndexOptions) -> 
             ),
         ));
     }
-    let bytes = match std::fs::read(&w.abs_path) {
+    // The stat said at most the size cap; a file that grew past it meanwhile is read
+    // next time, whole, once its stat moves again.
+    let bytes = match walk::read_regular(&w.abs_path, opts.walk.max_file_size.max(w.size)) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
         Err(e) if prev.is_some() => return Outcome::Unreadable(e.to_string()),
@@ -950,7 +952,7 @@ pub fn check(
             Some(s) if w.size > opts.max_file_size => {
                 !(s.status == "too_large" && s.size == w.size as i64)
             }
-            Some(s) => match std::fs::read(&w.abs_path) {
+            Some(s) => match walk::read_regular(&w.abs_path, opts.max_file_size.max(w.size)) {
                 Ok(bytes) => s.digest.as_deref() != Some(walk::digest(&bytes).as_str()),
                 Err(_) => true,
             },

@@ -132,7 +132,7 @@ pub fn symbol_source(
 
     // The file as it is now, against the digest it was indexed with.
     let abs = root.join(&row.path);
-    let (text, file_changed, mut notes) = match std::fs::read(&abs) {
+    let (text, file_changed, mut notes) = match crate::walk::read_regular(&abs, crate::walk::MAX_TOOL_READ) {
         Ok(bytes) => {
             let digest = blake3::hash(&bytes).to_hex().to_string();
             let changed = row.digest.as_deref() != Some(digest.as_str());

@@ -262,6 +262,62 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, WalkError> {
     Ok(Walk { files, problems })
 }
 
+/// The most a tool reads of one file ([`read_regular`]): 64 MiB.
+pub const MAX_TOOL_READ: u64 = 64 * 1024 * 1024;
+
+/// Reads the regular file at `path`, at most `max` bytes, without ever blocking on or
+/// draining a special file: it is opened non-blocking and without following a symbolic
+/// link in its last component, and whatever is not a regular file once open (a FIFO, a
+/// socket, a device, a link) is refused with `InvalidInput` at once. The walk lists
+/// only regular files, but a file can be swapped between the walk and the read.
+///
+/// Errors: the open's or read's (`NotFound` when it vanished); `InvalidInput` for a
+/// special file or one larger than `max` bytes.
+pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let file = opts.open(path).map_err(|e| {
+        // O_NOFOLLOW on a link: ELOOP.
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a symbolic link, not read",
+            );
+        }
+        e
+    })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, socket or device), not read",
+        ));
+    }
+    if meta.len() > max {
+        return Err(too_large(meta.len(), max));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large(bytes.len() as u64, max));
+    }
+    Ok(bytes)
+}
+
+fn too_large(len: u64, max: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("{len} bytes or more, over the cap of {max} bytes, not read"),
+    )
+}
+
 /// The blake3 digest of `bytes` as 64 lower-case hex digits.
 pub fn digest(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
@@ -275,6 +331,41 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_read_and_never_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("a.py"), "x = 1\n").unwrap();
+        assert_eq!(read_regular(&root.join("a.py"), 100).unwrap(), b"x = 1\n");
+        let kind = |p: &Path, max| read_regular(p, max).unwrap_err().kind();
+        assert_eq!(
+            kind(&root.join("a.py"), 3),
+            std::io::ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            kind(&root.join("gone.py"), 100),
+            std::io::ErrorKind::NotFound
+        );
+        // A FIFO with no writer: an open for reading would block; refused at once.
+        let fifo = root.join("pipe.py");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let e = read_regular(&fifo, 100).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        // A device and a link to a file: refused, not drained or followed.
+        assert_eq!(
+            kind(Path::new("/dev/zero"), 100),
+            std::io::ErrorKind::InvalidInput
+        );
+        std::os::unix::fs::symlink(root.join("a.py"), root.join("link.py")).unwrap();
+        assert_eq!(
+            kind(&root.join("link.py"), 100),
+            std::io::ErrorKind::InvalidInput
+        );
+    }
 
     #[test]
     fn walk_skips_hidden_ignored_excluded_and_symlinks() {
