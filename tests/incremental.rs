@@ -432,3 +432,53 @@ fn interface_edits_leave_the_same_rows_as_a_full_build() {
     );
     check("app/facade.py", None, "a re-exporting module deleted");
 }
+
+/// A Python interface change re-resolves only the references that looked up one of
+/// its changed names: a function nobody calls appended to a module that two others
+/// re-export with star imports re-resolves nothing outside that module (the
+/// conservative rule re-resolved every reference of `facade.py` and `use.py`). It also
+/// checks that the stored rows of a file give the same per-name digests as its facts:
+/// otherwise every name would count as changed.
+#[test]
+fn python_interface_change_re_resolves_only_the_lookups_of_its_changed_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("w");
+    write(&root, "app/__init__.py", "");
+    write(
+        &root,
+        "app/core.py",
+        "import os\nfrom os import path as p\n\nclass Runner(dict):\n    def run(self) -> 'Runner':\n        return self\n\ndef make() -> Runner:\n    return Runner()\n",
+    );
+    write(&root, "app/api.py", "from app.core import *\n");
+    write(&root, "app/facade.py", "from app.api import *\n");
+    write(
+        &root,
+        "app/use.py",
+        "from app.facade import make, Runner\nfrom app import core\n\ndef go():\n    make().run()\n    core.make()\n\nclass Sub(Runner):\n    def go(self):\n        return self.run()\n",
+    );
+    let db = dir.path().join("i.db");
+    index_json(&root, &db, &[]);
+    write(
+        &root,
+        "app/api.py",
+        "from app.core import *\n\ndef unused_name():\n    pass\n",
+    );
+    touch(&root.join("app/api.py"), 2_100_000_000);
+    let r = index_json(&root, &db, &[]);
+    let conn = open_db(&db);
+    let own = int(
+        &conn,
+        "SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id WHERE f.path = 'app/api.py'",
+    );
+    assert_eq!(r["refsResolved"], own, "only api.py's own references: {r}");
+    // The same for a changed signature of a method nobody calls by that name (`run`
+    // is called, through Sub's bases and make()'s return type: changing it must reach
+    // those calls).
+    let core = "import os\nfrom os import path as p\n\nclass Runner(dict):\n    def run(self, x=1) -> 'Runner':\n        return self\n\ndef make() -> Runner:\n    return Runner()\n";
+    write(&root, "app/core.py", core);
+    touch(&root.join("app/core.py"), 2_100_000_100);
+    let r = index_json(&root, &db, &[]);
+    let full = dir.path().join("full.db");
+    index_json(&root, &full, &["--full"]);
+    assert_eq!(canonical_rows(&db), canonical_rows(&full), "{r}");
+}
