@@ -25,6 +25,10 @@ What it measures:
 How to run (after `cargo build --release`):
 
     python3 bench/incremental_equal.py [--corpus DIR] [--edits 40] [--seed 20] [--keep]
+                                       [--no-compare]
+
+--no-compare skips the full builds and the comparison: only the incremental figures
+(to time an older binary on the same edits, which a seed makes the same).
 
 The binary is $CONSTELLATION_BIN, else target/release/constellation of this repository.
 The corpus is copied, never edited in place.
@@ -443,6 +447,7 @@ def main() -> int:
     ap.add_argument("--edits", type=int, default=40)
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    ap.add_argument("--no-compare", action="store_true", help="time the incremental runs only")
     args = ap.parse_args()
 
     binary = constellation_bin()
@@ -467,17 +472,19 @@ def main() -> int:
         for i in range(1, args.edits + 1):
             kind, rel = editor.edit()
             inc = run_index(binary, root, inc_db, full=False)
-            if os.path.exists(full_db):
-                os.remove(full_db)
-            run_index(binary, root, full_db, full=True)
-            diff = compare(inc_db, full_db)
+            diff: dict[str, list[str]] = {}
+            if not args.no_compare:
+                if os.path.exists(full_db):
+                    os.remove(full_db)
+                run_index(binary, root, full_db, full=True)
+                diff = compare(inc_db, full_db)
             walls.append(inc["wallMs"])
             resolves.append(inc.get("resolveMs", 0))
             refs.append(inc.get("refsResolved", 0))
             if diff:
                 mismatches.append((i, kind, rel, diff))
             print(
-                f"{i:>3} {kind:<24} {rel[-44:]:<44} {'equal' if not diff else 'MISMATCH':<8} "
+                f"{i:>3} {kind:<24} {rel[-44:]:<44} {('equal' if not diff else 'MISMATCH') if not args.no_compare else '-':<8} "
                 f"{inc['wallMs']:>7.0f} {inc.get('resolveMs', 0):>9} {inc.get('refsResolved', 0):>8}",
                 flush=True,
             )
