@@ -254,6 +254,30 @@ mod tests {
         assert_eq!(a, lines, "moving code does not change the interface");
     }
 
+    fn changed(before: &str, after: &str) -> Vec<String> {
+        let facts = |s: &str| extract(Language::Python, s.as_bytes()).unwrap();
+        changed_names(&name_digests(&facts(before)), &name_digests(&facts(after)))
+    }
+
+    #[test]
+    fn changed_names_are_the_names_whose_entries_moved() {
+        let a = "import os\nfrom m import *\nclass A(B):\n    def m(self):\n        return 1\n";
+        assert_eq!(changed(a, &format!("{a}def f(): pass\n")), ["f"]);
+        assert_eq!(changed(a, &a.replace("A(B)", "A(C)")), ["A"]);
+        assert_eq!(
+            changed(a, &a.replace("def m(self)", "def m(self, x)")),
+            ["m"]
+        );
+        assert_eq!(
+            changed(a, &a.replace("import os", "import os as o")),
+            ["o", "os"]
+        );
+        assert_eq!(changed(a, &a.replace("from m import *\n", "")), ["*"]);
+        assert!(changed(a, &a.replace("return 1", "return 2")).is_empty());
+        assert_eq!(dep_key(3, "f") >> 32, 3);
+        assert_ne!(dep_key(3, "f"), dep_key(3, "g"));
+    }
+
     #[test]
     fn names_bases_imports_and_signatures_are() {
         let a = of("import os\nclass A(B):\n    def m(self):\n        return 1\n");
