@@ -283,3 +283,202 @@ fn build_from_nothing_keeps_keys_and_switches_enforcement_back_on() {
         .unwrap();
     assert_eq!(left, 0);
 }
+
+/// The rows of an index keyed by names, not row ids (the same dump as
+/// `bench/incremental_equal.py`): files, nodes, references and edges, sorted.
+fn canonical_rows(db: &std::path::Path) -> Vec<String> {
+    let conn = open_db(db);
+    let mut rows = Vec::new();
+    for sql in [
+        "SELECT 'file', path, language, status, digest, interface FROM files",
+        "SELECT 'node', n.key, f.path, n.kind, n.name, n.qualified_name, n.signature,
+                n.start_line, n.end_line, n.start_byte, n.end_byte, p.key
+         FROM nodes n JOIN files f ON f.id = n.file_id LEFT JOIN nodes p ON p.id = n.parent_id",
+        "SELECT 'ref', f.path, s.key, r.kind, r.form, r.name, r.qualifier, r.line, r.col,
+                r.receiver_type, r.bindings, r.flags, r.status, r.candidates
+         FROM refs r JOIN files f ON f.id = r.file_id LEFT JOIN nodes s ON s.id = r.src_id",
+        "SELECT 'edge', s.key, d.key, e.kind, f.path, e.line, e.confidence, e.provenance,
+                rf.path, r.kind, r.name, r.line, r.col
+         FROM edges e JOIN files f ON f.id = e.file_id
+         LEFT JOIN nodes s ON s.id = e.src_id LEFT JOIN nodes d ON d.id = e.dst_id
+         LEFT JOIN refs r ON r.id = e.ref_id LEFT JOIN files rf ON rf.id = r.file_id",
+    ] {
+        let mut stmt = conn.prepare(sql).unwrap();
+        let n = stmt.column_count();
+        let got = stmt
+            .query_map([], |row| {
+                let mut cells = Vec::with_capacity(n);
+                for i in 0..n {
+                    let v: rusqlite::types::Value = row.get(i)?;
+                    cells.push(format!("{v:?}"));
+                }
+                Ok(cells.join(" | "))
+            })
+            .unwrap();
+        rows.extend(got.map(Result::unwrap));
+    }
+    rows.sort();
+    rows
+}
+
+/// One call edge of `app/use.py` as `caller -> callee` keys, for the assertions that
+/// each edit did move what it should.
+fn call_edges_of_use(db: &std::path::Path) -> Vec<String> {
+    let conn = open_db(db);
+    strings(
+        &conn,
+        "SELECT s.qualified_name || ' -> ' || d.key FROM edges e
+         JOIN nodes s ON s.id = e.src_id JOIN nodes d ON d.id = e.dst_id
+         JOIN files f ON f.id = e.file_id
+         WHERE f.path = 'app/use.py' AND e.kind IN ('calls', 'inherits') ORDER BY 1",
+    )
+}
+
+/// After each edit of an interface (a name others call added, then removed; a return
+/// annotation that retypes `core.make().run()`; a star-import chain that starts or stops
+/// re-exporting a name; a base class's member removed), the incremental index equals a
+/// build from nothing of the same tree, row for row.
+#[test]
+fn interface_edits_leave_the_same_rows_as_a_full_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("w");
+    let core = "class Runner:\n    def run(self):\n        return 1\n\n\
+                class Other:\n    def run(self):\n        return 2\n\n\
+                def make() -> Runner:\n    return Runner()\n";
+    write(&root, "app/__init__.py", "");
+    write(&root, "app/core.py", core);
+    write(&root, "app/api.py", "from app.core import *\n");
+    write(&root, "app/facade.py", "from app.api import *\n");
+    write(
+        &root,
+        "app/use.py",
+        "from app import core\nfrom app.facade import make, helper\n\n\
+         def go():\n    core.make().run()\n    make().run()\n    helper()\n    core.missing()\n\n\
+         class Sub(core.Runner):\n    def go(self):\n        return self.run()\n",
+    );
+    let db = dir.path().join("inc.db");
+    index_json(&root, &db, &[]);
+    let mut stamp = 2_000_000_000u64;
+    let mut check = |rel: &str, text: Option<&str>, step: &str| {
+        match text {
+            Some(text) => write(&root, rel, text),
+            None => std::fs::remove_file(root.join(rel)).unwrap(),
+        }
+        if text.is_some() {
+            stamp += 10;
+            touch(&root.join(rel), stamp);
+        }
+        index_json(&root, &db, &[]);
+        let full = dir.path().join(format!("full-{stamp}.db"));
+        index_json(&root, &full, &["--full"]);
+        let (inc, want) = (canonical_rows(&db), canonical_rows(&full));
+        let only_inc: Vec<&String> = inc.iter().filter(|r| !want.contains(r)).collect();
+        let only_full: Vec<&String> = want.iter().filter(|r| !inc.contains(r)).collect();
+        assert!(
+            inc == want,
+            "after {step}: only incremental {only_inc:#?}\nonly full {only_full:#?}"
+        );
+        call_edges_of_use(&db)
+    };
+
+    let with_names = format!("{core}\ndef helper():\n    pass\n\ndef missing():\n    pass\n");
+    let edges = check("app/core.py", Some(&with_names), "adding names others call");
+    assert!(
+        edges.contains(&"go -> func:app/core.py::helper".to_string()),
+        "{edges:?}"
+    );
+    assert!(
+        edges.contains(&"go -> func:app/core.py::missing".to_string()),
+        "{edges:?}"
+    );
+
+    let edges = check("app/core.py", Some(core), "removing them");
+    assert!(!edges.iter().any(|e| e.ends_with("::helper")), "{edges:?}");
+
+    let retyped = core.replace("-> Runner", "-> Other");
+    let edges = check("app/core.py", Some(&retyped), "a changed return annotation");
+    assert!(
+        edges.contains(&"go -> func:app/core.py::Other::run".to_string())
+            || edges
+                .iter()
+                .any(|e| e.starts_with("go -> ") && e.contains("Other::run")),
+        "{edges:?}"
+    );
+
+    let edges = check(
+        "app/api.py",
+        Some("from app.core import make\n\ndef helper():\n    pass\n"),
+        "a star import replaced by a definition",
+    );
+    assert!(
+        edges.contains(&"go -> func:app/api.py::helper".to_string()),
+        "{edges:?}"
+    );
+
+    check(
+        "app/api.py",
+        Some("from app.core import *\n"),
+        "the star import back",
+    );
+    let no_run = retyped.replace("    def run(self):\n        return 1\n", "    pass\n");
+    let edges = check(
+        "app/core.py",
+        Some(&no_run),
+        "a base class's member removed",
+    );
+    assert!(
+        !edges.iter().any(|e| e.starts_with("Sub::go -> ")),
+        "{edges:?}"
+    );
+    check("app/facade.py", None, "a re-exporting module deleted");
+}
+
+/// A Python interface change re-resolves only the references that looked up one of
+/// its changed names: a function nobody calls appended to a module that two others
+/// re-export with star imports re-resolves nothing outside that module (the
+/// conservative rule re-resolved every reference of `facade.py` and `use.py`). It also
+/// checks that the stored rows of a file give the same per-name digests as its facts:
+/// otherwise every name would count as changed.
+#[test]
+fn python_interface_change_re_resolves_only_the_lookups_of_its_changed_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("w");
+    write(&root, "app/__init__.py", "");
+    write(
+        &root,
+        "app/core.py",
+        "import os\nfrom os import path as p\n\nclass Runner(dict):\n    def run(self) -> 'Runner':\n        return self\n\ndef make() -> Runner:\n    return Runner()\n",
+    );
+    write(&root, "app/api.py", "from app.core import *\n");
+    write(&root, "app/facade.py", "from app.api import *\n");
+    write(
+        &root,
+        "app/use.py",
+        "from app.facade import make, Runner\nfrom app import core\n\ndef go():\n    make().run()\n    core.make()\n\nclass Sub(Runner):\n    def go(self):\n        return self.run()\n",
+    );
+    let db = dir.path().join("i.db");
+    index_json(&root, &db, &[]);
+    write(
+        &root,
+        "app/api.py",
+        "from app.core import *\n\ndef unused_name():\n    pass\n",
+    );
+    touch(&root.join("app/api.py"), 2_100_000_000);
+    let r = index_json(&root, &db, &[]);
+    let conn = open_db(&db);
+    let own = int(
+        &conn,
+        "SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id WHERE f.path = 'app/api.py'",
+    );
+    assert_eq!(r["refsResolved"], own, "only api.py's own references: {r}");
+    // The same for a changed signature of a method nobody calls by that name (`run`
+    // is called, through Sub's bases and make()'s return type: changing it must reach
+    // those calls).
+    let core = "import os\nfrom os import path as p\n\nclass Runner(dict):\n    def run(self, x=1) -> 'Runner':\n        return self\n\ndef make() -> Runner:\n    return Runner()\n";
+    write(&root, "app/core.py", core);
+    touch(&root.join("app/core.py"), 2_100_000_100);
+    let r = index_json(&root, &db, &[]);
+    let full = dir.path().join("full.db");
+    index_json(&root, &full, &["--full"]);
+    assert_eq!(canonical_rows(&db), canonical_rows(&full), "{r}");
+}

@@ -9,6 +9,8 @@
 //! re-resolves only the references that pointed at its old nodes; an edit that moves
 //! it also re-resolves the references of the files that import it.
 
+use std::collections::HashMap;
+
 use crate::lang::{FileFacts, ImportBinding};
 
 /// The blake3 digest (64 hex digits) of the interface of a parsed file.
@@ -66,6 +68,174 @@ pub fn digest(facts: &FileFacts) -> String {
     h.finalize().to_hex().to_string()
 }
 
+/// Per name, a digest of what other files see under that name: the definitions with
+/// that bare name (module-level, class members, nested classes), the imports binding it
+/// (a star import under `*`), the bases of the classes so named, the exports of it.
+/// Two files' maps differ exactly at the names whose lookups may now give another
+/// answer (see [`changed_names`]); the entries are those [`digest`] hashes.
+pub type NameDigests = HashMap<String, u64>;
+
+/// One entry of a name: its fields hashed, added into the name's digest (a sum: the
+/// order of entries does not count, their multiplicity does).
+fn add_entry(map: &mut NameDigests, key: &str, fields: &[&str]) {
+    let mut h = blake3::Hasher::new();
+    for f in fields {
+        h.update(&(f.len() as u64).to_le_bytes());
+        h.update(f.as_bytes());
+    }
+    let bytes = h.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&bytes.as_bytes()[..8]);
+    let v = map.entry(key.to_string()).or_insert(0);
+    *v = v.wrapping_add(u64::from_le_bytes(first));
+}
+
+/// [`NameDigests`] of a parsed file.
+pub fn name_digests(facts: &FileFacts) -> NameDigests {
+    let mut map = NameDigests::new();
+    let mut local = vec![false; facts.symbols.len()];
+    for (i, s) in facts.symbols.iter().enumerate() {
+        let parent = s.parent.and_then(|p| facts.symbols.get(p));
+        local[i] =
+            s.parent.is_some_and(|p| local[p]) || parent.is_some_and(|p| p.kind.is_callable());
+        if !local[i] {
+            add_entry(
+                &mut map,
+                &s.name,
+                &["symbol", s.kind.name(), &s.qualified_name, &s.signature],
+            );
+        }
+    }
+    for i in &facts.imports {
+        let bindings = ImportBinding::encode(&i.bindings).unwrap_or_default();
+        let names = i.names.join(",");
+        let fields = ["import", i.kind.name(), &i.specifier, &names, &bindings];
+        import_entries(&mut map, &i.bindings, &fields);
+    }
+    for b in &facts.inherits {
+        if local.get(b.symbol).copied().unwrap_or(true) {
+            continue;
+        }
+        let Some(class) = facts.symbols.get(b.symbol) else {
+            continue;
+        };
+        let kind = if b.implements { "implement" } else { "inherit" };
+        let qualifier = b.qualifier.as_deref().unwrap_or("");
+        add_entry(
+            &mut map,
+            &class.name,
+            &["base", &class.qualified_name, &b.name, qualifier, kind],
+        );
+    }
+    for e in &facts.exports {
+        for key in [&e.name, &e.local] {
+            add_entry(&mut map, key, &["export", &e.name, &e.local]);
+        }
+    }
+    map
+}
+
+/// An import's entry under each name it binds (`*` for a star import; `*` too when it
+/// binds none, so that a change of it counts as a change of the whole file's lookups).
+fn import_entries(map: &mut NameDigests, bindings: &[ImportBinding], fields: &[&str]) {
+    if bindings.is_empty() {
+        add_entry(map, "*", fields);
+    }
+    for b in bindings {
+        add_entry(map, &b.local, fields);
+    }
+}
+
+/// A stored symbol: `(id, parent id, kind, name, qualified name, signature)`.
+pub type StoredSymbol = (i64, Option<i64>, String, String, String, Option<String>);
+/// A stored import, base or export reference: `(kind, form, name, qualifier,
+/// bindings, source node id)`.
+pub type StoredRef = (
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+);
+
+/// [`NameDigests`] of a file as the index stores it (its rows before it is written
+/// again), equal to [`name_digests`] of the facts that wrote them.
+pub fn stored_name_digests(symbols: &[StoredSymbol], refs: &[StoredRef]) -> NameDigests {
+    let mut map = NameDigests::new();
+    let by_id: HashMap<i64, &StoredSymbol> = symbols.iter().map(|s| (s.0, s)).collect();
+    // Symbols come in id order, parents first, as they were written.
+    let mut local: HashMap<i64, bool> = HashMap::new();
+    for s in symbols {
+        let parent = s.1.and_then(|p| by_id.get(&p));
+        let is_local = s.1.is_some_and(|p| local.get(&p).copied().unwrap_or(false))
+            || parent.is_some_and(|p| p.2 == "function" || p.2 == "method");
+        local.insert(s.0, is_local);
+        if !is_local {
+            let signature = s.5.as_deref().unwrap_or("");
+            add_entry(&mut map, &s.3, &["symbol", &s.2, &s.4, signature]);
+        }
+    }
+    for (kind, form, name, qualifier, bindings, src) in refs {
+        let qualifier = qualifier.as_deref().unwrap_or("");
+        match kind.as_str() {
+            "import" => {
+                let encoded = bindings.as_deref().unwrap_or("");
+                let decoded = ImportBinding::decode(bindings.as_deref());
+                let form = form.as_deref().unwrap_or("");
+                let fields = ["import", form, name, qualifier, encoded];
+                import_entries(&mut map, &decoded, &fields);
+            }
+            "inherit" | "implement" => {
+                if local.get(src).copied().unwrap_or(true) {
+                    continue;
+                }
+                let Some(class) = by_id.get(src) else {
+                    continue;
+                };
+                add_entry(
+                    &mut map,
+                    &class.3,
+                    &["base", &class.4, name, qualifier, kind],
+                );
+            }
+            "export" => {
+                for key in [name.as_str(), qualifier] {
+                    add_entry(&mut map, key, &["export", name, qualifier]);
+                }
+            }
+            _ => {}
+        }
+    }
+    map
+}
+
+/// The names whose digests differ between two [`NameDigests`] of one file (present in
+/// one only, or with other entries), sorted.
+pub fn changed_names(old: &NameDigests, new: &NameDigests) -> Vec<String> {
+    let mut out: Vec<String> = old
+        .iter()
+        .filter(|(k, v)| new.get(*k) != Some(*v))
+        .map(|(k, _)| k.clone())
+        .chain(new.keys().filter(|k| !old.contains_key(*k)).cloned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The `ref_deps.key` of a lookup of `name` in file `file_id`: the file id in the high
+/// 32 bits, the 32-bit FNV-1a hash of the name in the low ones (two names of one file
+/// may share a key: their references are then resolved again together, which costs
+/// time, never exactness).
+pub fn dep_key(file_id: i64, name: &str) -> i64 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in name.bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    (file_id << 32) | i64::from(h)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +252,30 @@ mod tests {
         assert_eq!(a, body);
         let lines = of("\n\nimport os\n\nclass A(B):\n\n    def m(self):\n        return 1\n");
         assert_eq!(a, lines, "moving code does not change the interface");
+    }
+
+    fn changed(before: &str, after: &str) -> Vec<String> {
+        let facts = |s: &str| extract(Language::Python, s.as_bytes()).unwrap();
+        changed_names(&name_digests(&facts(before)), &name_digests(&facts(after)))
+    }
+
+    #[test]
+    fn changed_names_are_the_names_whose_entries_moved() {
+        let a = "import os\nfrom m import *\nclass A(B):\n    def m(self):\n        return 1\n";
+        assert_eq!(changed(a, &format!("{a}def f(): pass\n")), ["f"]);
+        assert_eq!(changed(a, &a.replace("A(B)", "A(C)")), ["A"]);
+        assert_eq!(
+            changed(a, &a.replace("def m(self)", "def m(self, x)")),
+            ["m"]
+        );
+        assert_eq!(
+            changed(a, &a.replace("import os", "import os as o")),
+            ["o", "os"]
+        );
+        assert_eq!(changed(a, &a.replace("from m import *\n", "")), ["*"]);
+        assert!(changed(a, &a.replace("return 1", "return 2")).is_empty());
+        assert_eq!(dep_key(3, "f") >> 32, 3);
+        assert_ne!(dep_key(3, "f"), dep_key(3, "g"));
     }
 
     #[test]

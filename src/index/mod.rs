@@ -694,7 +694,31 @@ impl Drop for ForeignKeysOff<'_> {
 
 impl Changes {
     fn is_empty(&self) -> bool {
-        self.reresolve.is_empty() && self.interface_changed.is_empty() && self.names.is_empty()
+        self.reresolve.is_empty()
+            && self.interface_changed.is_empty()
+            && self.names.is_empty()
+            && self.changed_names.is_empty()
+            && self.files_gone.is_empty()
+    }
+
+    /// A Python module or package at `path` came or went: the lookups of its name as a
+    /// submodule of its package (`pkg.sub` through `pkg/__init__.py`) may now give
+    /// another answer.
+    fn python_path_moved(&mut self, tx: &IndexTx<'_>, path: &str) -> Result<(), IndexError> {
+        let module = path
+            .strip_suffix("/__init__.py")
+            .or_else(|| path.strip_suffix("/__init__.pyi"))
+            .or_else(|| path.strip_suffix(".py"))
+            .or_else(|| path.strip_suffix(".pyi"));
+        let Some((dir, stem)) = module.and_then(|m| m.rsplit_once('/')) else {
+            return Ok(());
+        };
+        for init in ["__init__.py", "__init__.pyi"] {
+            if let Some(package) = tx.file_id_by_path(&format!("{dir}/{init}"))? {
+                self.changed_names.insert((package, stem.to_string()));
+            }
+        }
+        Ok(())
     }
 
     /// A file is about to be removed: every reference into it (imports included: its
@@ -703,6 +727,10 @@ impl Changes {
         self.reresolve.extend(tx.refs_into_file(gone.id)?);
         if gone.language.as_deref() == Some("rust") {
             self.names.extend(tx.symbol_names(gone.id)?);
+        }
+        if gone.language.as_deref() == Some("python") {
+            self.files_gone.insert(gone.id);
+            self.python_path_moved(tx, &gone.path)?;
         }
         Ok(())
     }
@@ -758,7 +786,24 @@ fn write_outcome(
     let mut kept_node = None;
     if let Some(p) = prev {
         changes.reresolve.extend(tx.refs_into_symbols(p.id)?);
-        if p.interface != interface {
+        let python = |language: Option<&str>| language == Some("python");
+        if p.interface != interface
+            && python(p.language.as_deref())
+            && python(content.language.map(Language::name))
+            && content.facts.is_some()
+        {
+            // Python: which names changed, for the references that looked them up.
+            let (symbols, refs) = tx.interface_rows(p.id)?;
+            let old = interface::stored_name_digests(&symbols, &refs);
+            let new = content
+                .facts
+                .as_ref()
+                .map(interface::name_digests)
+                .unwrap_or_default();
+            for name in interface::changed_names(&old, &new) {
+                changes.changed_names.insert((p.id, name));
+            }
+        } else if p.interface != interface {
             changes.interface_changed.insert(p.id);
             let rust = |language: Option<&str>| language == Some("rust");
             if rust(p.language.as_deref()) || rust(content.language.map(Language::name)) {
@@ -773,6 +818,9 @@ fn write_outcome(
         kept_node = tx.clear_file_symbols(p.id)?;
     } else {
         *paths_changed = true;
+        if content.language == Some(Language::Python) {
+            changes.python_path_moved(tx, &w.path)?;
+        }
     }
     let file_id = tx.write_file(
         prev.map(|p| p.id),

@@ -34,6 +34,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::import_resolution::{Modules, Target};
+use super::interface::dep_key;
 use super::{IndexError, Progress};
 use crate::lang::Language;
 use crate::store::files::{DefKind, Definition, IndexTx, Ref};
@@ -151,6 +152,15 @@ pub struct Resolver {
     py_members: HashMap<(i64, Box<str>), Option<python::Value>>,
     /// Python: method resolution orders by class node.
     mros: HashMap<i64, Arc<python::Mro>>,
+    /// The `ref_deps` keys (see [`dep_key`]) the reference being resolved looked up so
+    /// far: pushed by the Python rules at each lookup in a file, written with the
+    /// reference (those of its own file left out: its references are all new when it
+    /// changes).
+    deps: Vec<i64>,
+    /// The keys each `py_members` entry was computed from (a cache hit adds them).
+    member_deps: HashMap<(i64, Box<str>), Arc<[i64]>>,
+    /// The keys each `mros` entry was computed from.
+    mro_deps: HashMap<i64, Arc<[i64]>>,
     /// Rust, Go, Java, C/C++: lookups and members found so far.
     native: native::Caches,
     bulk: bool,
@@ -220,6 +230,9 @@ impl Resolver {
             symbols: Symbols::default(),
             py_members: HashMap::new(),
             mros: HashMap::new(),
+            deps: Vec::new(),
+            member_deps: HashMap::new(),
+            mro_deps: HashMap::new(),
             native: native::Caches::default(),
             bulk: false,
             imports: HashMap::new(),
@@ -287,6 +300,8 @@ impl Resolver {
             reresolve,
             interface_changed,
             names,
+            changed_names,
+            files_gone,
         } = changes;
         let t = std::time::Instant::now();
         let mut old: HashMap<i64, Ref> = HashMap::new();
@@ -310,6 +325,29 @@ impl Resolver {
             for r in tx.refs_named(name)? {
                 old.insert(r.id, r);
             }
+        }
+        // Python: the references that looked up a changed name of a changed file, or
+        // any name of a removed one.
+        let mut depending: BTreeSet<i64> = BTreeSet::new();
+        for (file, name) in changed_names {
+            depending.extend(tx.refs_depending_on(dep_key(*file, name))?);
+        }
+        for &file in files_gone {
+            depending.extend(tx.refs_depending_on_file(file)?);
+        }
+        for id in depending {
+            if let std::collections::hash_map::Entry::Vacant(slot) = old.entry(id) {
+                if let Some(r) = tx.ref_by_id(id)? {
+                    slot.insert(r);
+                }
+            }
+        }
+        let mut bases_seen: std::collections::HashSet<i64> = std::collections::HashSet::new();
+        let more = self.behind_bases(tx, old.values(), &mut bases_seen, |id| {
+            old.contains_key(&id)
+        })?;
+        for r in more {
+            old.insert(r.id, r);
         }
         if recheck_imports {
             self.load_file_nodes(tx)?;
@@ -367,7 +405,14 @@ impl Resolver {
         );
         // The references of the files whose scope moved, and of every file that sees
         // them through imports (or, in Go, Java and C, through their package).
-        let extra = self.dependents(tx, &moved_files, &old)?;
+        let mut extra = self.dependents(tx, &moved_files, &old)?;
+        if !extra.is_empty() {
+            let known: std::collections::HashSet<i64> =
+                old.iter().chain(&extra).map(|r| r.id).collect();
+            let more =
+                self.behind_bases(tx, extra.iter(), &mut bases_seen, |id| known.contains(&id))?;
+            extra.extend(more);
+        }
         let total = total + extra.len();
         if !extra.is_empty() {
             for r in &extra {
@@ -404,8 +449,10 @@ impl Resolver {
             &new[new_imports..new_exports],
             &old[old_imports..old_exports],
         ) {
+            self.deps.clear();
             let outcome = self.resolve_export(tx, r)?;
             self.write(tx, r, is_new, "calls", outcome)?;
+            self.write_deps(tx, r, is_new)?;
         }
         self.symbols.exports_ready(tx)?;
         for (r, is_new) in merge_by_id(&new[new_exports..new_bases], &old[old_exports..old_bases]) {
@@ -414,13 +461,17 @@ impl Resolver {
             } else {
                 "implements"
             };
+            self.deps.clear();
             let outcome = self.resolve_base(tx, r)?;
             self.write(tx, r, is_new, kind, outcome)?;
+            self.write_deps(tx, r, is_new)?;
         }
         self.symbols.bases_ready(tx)?;
         self.mros.clear();
+        self.mro_deps.clear();
         self.native = native::Caches::default();
         for (r, is_new) in merge_by_id(&new[new_bases..], &old[old_bases..]) {
+            self.deps.clear();
             if r.kind == "reference" {
                 let outcome = self.resolve_reference(tx, r)?;
                 self.write(tx, r, is_new, "references", outcome)?;
@@ -428,6 +479,7 @@ impl Resolver {
                 let outcome = self.resolve_call(tx, r)?;
                 self.write(tx, r, is_new, "calls", outcome)?;
             }
+            self.write_deps(tx, r, is_new)?;
         }
         tracing::debug!(
             "resolve: {} names in {} ms",
@@ -473,6 +525,65 @@ impl Resolver {
             );
         }
         Ok(out)
+    }
+
+    /// The references (not `known`) that depend on the outcome of the base references
+    /// among `refs`, to their end: a base resolved again may point elsewhere, which
+    /// moves the method resolution order of its class, which every reference that read
+    /// that class's bases (key: the class's file and name) depends on; those may be
+    /// bases again. Python only: the other families record no keys.
+    fn behind_bases<'r>(
+        &mut self,
+        tx: &IndexTx<'_>,
+        refs: impl Iterator<Item = &'r Ref>,
+        seen: &mut std::collections::HashSet<i64>,
+        known: impl Fn(i64) -> bool,
+    ) -> Result<Vec<Ref>, IndexError> {
+        let mut queue: Vec<Ref> = refs
+            .filter(|r| matches!(r.kind, "inherit" | "implement"))
+            .filter(|r| self.family(r.file_id) == Family::Python)
+            .cloned()
+            .collect();
+        let mut out: Vec<Ref> = Vec::new();
+        let mut added: std::collections::HashSet<i64> = std::collections::HashSet::new();
+        while let Some(base) = queue.pop() {
+            if !seen.insert(base.id) {
+                continue;
+            }
+            let Some(class) = self.symbols.def(tx, base.src_id)? else {
+                continue;
+            };
+            for id in tx.refs_depending_on(dep_key(base.file_id, &class.name))? {
+                if known(id) || !added.insert(id) {
+                    continue;
+                }
+                if let Some(r) = tx.ref_by_id(id)? {
+                    if matches!(r.kind, "inherit" | "implement") {
+                        queue.push(r.clone());
+                    }
+                    out.push(r);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes the keys a Python reference looked up (`self.deps`) in place of those it
+    /// had; other families record none.
+    fn write_deps(&mut self, tx: &IndexTx<'_>, r: &Ref, is_new: bool) -> Result<(), IndexError> {
+        if self.family(r.file_id) != Family::Python {
+            self.deps.clear();
+            return Ok(());
+        }
+        if !is_new {
+            tx.delete_ref_deps(r.id)?;
+        }
+        let own = r.file_id;
+        let mut keys: Vec<i64> = self.deps.drain(..).filter(|k| k >> 32 != own).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        tx.insert_ref_deps(r.id, &keys)?;
+        Ok(())
     }
 
     /// Resolves a base reference by its file's family.
@@ -763,4 +874,11 @@ pub(crate) struct Changes {
     /// Rust: names of the symbols changed files define or defined (a method may be
     /// found through an `impl` in any file of the crate), resolved again everywhere.
     pub(crate) names: BTreeSet<String>,
+    /// Python: (file, name) whose entries in the file's interface changed (see
+    /// `interface::name_digests`), or whose submodule came or went: the references
+    /// that looked the name up in that file (`ref_deps`) are resolved again. A Python
+    /// file whose interface changed is here instead of in `interface_changed`.
+    pub(crate) changed_names: BTreeSet<(i64, String)>,
+    /// Python files removed: the references that looked up any name in them.
+    pub(crate) files_gone: BTreeSet<i64>,
 }

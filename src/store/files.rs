@@ -335,8 +335,8 @@ impl<'c> IndexTx<'c> {
     /// Empties every index table (for `--full`); ids restart at 1.
     pub fn clear_all(&self) -> Result<(), StoreError> {
         self.tx.execute_batch(
-            "DELETE FROM edges; DELETE FROM refs; DELETE FROM nodes; DELETE FROM scip_files;
-             DELETE FROM files;",
+            "DELETE FROM edges; DELETE FROM ref_deps; DELETE FROM refs; DELETE FROM nodes;
+             DELETE FROM scip_files; DELETE FROM files;",
         )?;
         super::symbol_search::delete_all(&self.tx)?;
         for c in [
@@ -359,7 +359,7 @@ impl<'c> IndexTx<'c> {
         let sqls: Vec<(String, String)> = {
             let mut stmt = self.tx.prepare(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
-                 AND tbl_name IN ('nodes', 'refs', 'edges') ORDER BY name",
+                 AND tbl_name IN ('nodes', 'refs', 'edges', 'ref_deps') ORDER BY name",
             )?;
             let rows = stmt
                 .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -445,6 +445,11 @@ impl<'c> IndexTx<'c> {
         self.forget_scip_file(file_id)?;
         self.tx
             .prepare_cached("DELETE FROM edges WHERE file_id = ?1")?
+            .execute([file_id])?;
+        self.tx
+            .prepare_cached(
+                "DELETE FROM ref_deps WHERE ref_id IN (SELECT id FROM refs WHERE file_id = ?1)",
+            )?
             .execute([file_id])?;
         self.tx
             .prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
@@ -687,6 +692,110 @@ impl<'c> IndexTx<'c> {
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<HashMap<i64, i64>>>()?;
         Ok(rows)
+    }
+
+    /// Records the keys reference `ref_id` looked up in other files while it was
+    /// resolved (`keys` sorted and distinct; see `schema/012_ref_deps.sql`).
+    pub fn insert_ref_deps(&self, ref_id: i64, keys: &[i64]) -> Result<(), StoreError> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("INSERT INTO ref_deps (ref_id, key) VALUES (?1, ?2)")?;
+        for key in keys {
+            stmt.execute(params![ref_id, key])?;
+        }
+        Ok(())
+    }
+
+    /// Forgets the keys of a reference about to be resolved again.
+    pub fn delete_ref_deps(&self, ref_id: i64) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("DELETE FROM ref_deps WHERE ref_id = ?1")?
+            .execute([ref_id])?;
+        Ok(())
+    }
+
+    /// The references that looked up `key` (one file's one name) when last resolved.
+    pub fn refs_depending_on(&self, key: i64) -> Result<Vec<i64>, StoreError> {
+        self.ids("SELECT ref_id FROM ref_deps WHERE key = ?1", key)
+    }
+
+    /// The references that looked up any name of file `file_id` (keys `file_id * 2^32`
+    /// up to the next file's).
+    pub fn refs_depending_on_file(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
+        self.ids(
+            "SELECT DISTINCT ref_id FROM ref_deps WHERE key >= ?1 * 4294967296
+               AND key < (?1 + 1) * 4294967296",
+            file_id,
+        )
+    }
+
+    /// What other files can see of a stored file, as [`crate::store::files`] rows: its
+    /// symbols `(id, parent id, kind, name, qualified name, signature)` and its import,
+    /// base and export references `(kind, form, name, qualifier, bindings, source node
+    /// id)`. Read before the file is written again, to tell which names changed.
+    #[allow(clippy::type_complexity)]
+    pub fn interface_rows(
+        &self,
+        file_id: i64,
+    ) -> Result<
+        (
+            Vec<(i64, Option<i64>, String, String, String, Option<String>)>,
+            Vec<(
+                String,
+                Option<String>,
+                String,
+                Option<String>,
+                Option<String>,
+                i64,
+            )>,
+        ),
+        StoreError,
+    > {
+        let nodes = self
+            .tx
+            .prepare_cached(
+                "SELECT id, parent_id, kind, name, qualified_name, signature FROM nodes
+                 WHERE file_id = ?1 AND kind <> 'file' ORDER BY id",
+            )?
+            .query_map([file_id], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let refs = self
+            .tx
+            .prepare_cached(
+                "SELECT kind, form, name, qualifier, bindings, src_id FROM refs
+                 WHERE file_id = ?1 AND kind IN ('import', 'inherit', 'implement', 'export')
+                 ORDER BY id",
+            )?
+            .query_map([file_id], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok((nodes, refs))
+    }
+
+    /// The id of the file at `path`, if it is in the index.
+    pub fn file_id_by_path(&self, path: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT id FROM files WHERE path = ?1")?
+            .query_row([path], |r| r.get(0))
+            .optional()?)
     }
 
     /// One reference by id, if it still exists.

@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/009_memory_moved.sql"),
     include_str!("../../schema/010_symbol_search.sql"),
     include_str!("../../schema/011_value_references.sql"),
+    include_str!("../../schema/012_ref_deps.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

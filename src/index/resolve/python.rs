@@ -24,6 +24,19 @@
 //!   in a class whose bases reach outside the workspace: `external` (it is inherited
 //!   from there). Anything else that names no definition: `unresolved`; name matches
 //!   are never edges.
+//!
+//! Every lookup in a file is recorded in `Resolver::deps` as a key of the file and the
+//! name looked up (`interface::dep_key`), found or not: a module's attribute or star
+//! import (`*`), a class's member (one key per class of the method resolution order),
+//! the bases of each class of that order (the class's name), the return annotation of
+//! a called function (its name), and the names that annotation names in its own
+//! module. The cached results of attribute and resolution-order lookups keep the keys
+//! they were computed from, so a reference that hits the cache records them too. The
+//! pipeline stores the keys of other files (`ref_deps`) and, when a file's interface
+//! changes, resolves again only the references that looked up a changed name. Not
+//! covered (the conservative path or this rule's limits): the outcome of a lookup
+//! inside a cycle of re-exports depends on which reference reached it first, in a
+//! build from nothing as in an incremental run.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -31,6 +44,7 @@ use std::sync::Arc;
 use super::rules::Rule;
 use super::{Outcome, Resolver};
 use crate::index::import_resolution::Target;
+use crate::index::interface::dep_key;
 use crate::index::IndexError;
 use crate::lang::builtins::PYTHON as BUILTINS;
 use crate::lang::{annotations, CallRef, ImportBinding};
@@ -256,6 +270,7 @@ impl Resolver {
         class: &Definition,
         name: &str,
     ) -> Result<Option<Definition>, IndexError> {
+        self.deps.push(dep_key(class.file_id, name));
         let defs = self.symbols.named(tx, name)?;
         Ok(defs
             .iter()
@@ -271,11 +286,16 @@ impl Resolver {
         class: &Definition,
     ) -> Result<Arc<Mro>, IndexError> {
         if let Some(known) = self.mros.get(&class.id) {
-            return Ok(Arc::clone(known));
+            let known = Arc::clone(known);
+            self.extend_deps_of_mro(class);
+            return Ok(known);
         }
+        let start = self.deps.len();
         let mut visiting = HashSet::new();
         let mro = Arc::new(self.py_mro_of(tx, class, &mut visiting, 0)?);
         self.mros.insert(class.id, Arc::clone(&mro));
+        let deps = distinct(&self.deps[start..]);
+        self.mro_deps.insert(class.id, deps);
         Ok(mro)
     }
 
@@ -286,6 +306,8 @@ impl Resolver {
         visiting: &mut HashSet<i64>,
         depth: usize,
     ) -> Result<Mro, IndexError> {
+        // The bases of `class` are read: entries of its name in its file.
+        self.deps.push(dep_key(class.file_id, &class.name));
         if depth > MAX_DEPTH || !visiting.insert(class.id) {
             return Ok(Mro {
                 classes: vec![class.clone()],
@@ -300,10 +322,14 @@ impl Resolver {
                 Some(id) => match self.symbols.def(tx, id)? {
                     Some(d) => {
                         let sub = match self.mros.get(&d.id) {
-                            Some(known) => Mro {
-                                classes: known.classes.clone(),
-                                open: known.open,
-                            },
+                            Some(known) => {
+                                let sub = Mro {
+                                    classes: known.classes.clone(),
+                                    open: known.open,
+                                };
+                                self.extend_deps_of_mro(&d);
+                                sub
+                            }
                             None => self.py_mro_of(tx, &d, visiting, depth + 1)?,
                         };
                         open |= sub.open;
@@ -353,6 +379,7 @@ impl Resolver {
         from: Option<i64>,
         name: &str,
     ) -> Result<Option<(Value, Rule)>, IndexError> {
+        self.deps.push(dep_key(file, name));
         let defs = self.symbols.named(tx, name)?;
         let file_node = self.file_node(tx, file)?;
         let mut scope = from.or(file_node);
@@ -387,6 +414,7 @@ impl Resolver {
         name: &str,
         depth: usize,
     ) -> Result<Option<Value>, IndexError> {
+        self.deps.push(dep_key(file, name));
         let imports = self.symbols.imports_of(tx, file)?;
         let mut found: Vec<Value> = Vec::new();
         for import in imports.iter() {
@@ -397,6 +425,8 @@ impl Resolver {
             }
         }
         if found.is_empty() && !name.starts_with('_') {
+            // Whether the file has star imports at all is an entry of `*`.
+            self.deps.push(dep_key(file, "*"));
             for import in imports.iter() {
                 let star = import.bindings.iter().any(|b| b.local == "*");
                 if star {
@@ -494,11 +524,20 @@ impl Resolver {
     ) -> Result<Option<Value>, IndexError> {
         let key = (m, Box::<str>::from(name));
         if let Some(known) = self.py_members.get(&key) {
-            return Ok(known.clone());
+            let known = known.clone();
+            // A lookup still in progress (a cycle of re-exports) has no keys yet: its
+            // own stands for them.
+            match self.member_deps.get(&key) {
+                Some(deps) => self.deps.extend_from_slice(deps),
+                None => self.deps.push(dep_key(m, name)),
+            }
+            return Ok(known);
         }
+        self.deps.push(dep_key(m, name));
         if depth > MAX_DEPTH {
             return Ok(Some(Value::Unknown));
         }
+        let start = self.deps.len() - 1;
         // A cycle of re-exports ends here.
         self.py_members.insert(key.clone(), Some(Value::Unknown));
         let file_node = self.file_node(tx, m)?;
@@ -519,6 +558,8 @@ impl Resolver {
                 }
             },
         };
+        let deps = distinct(&self.deps[start..]);
+        self.member_deps.insert(key.clone(), deps);
         self.py_members.insert(key, found.clone());
         Ok(found)
     }
@@ -643,6 +684,7 @@ impl Resolver {
     /// What calling function `f` returns, by its return annotation (read in `f`'s own
     /// module; `Self` is `f`'s class).
     fn py_returns(&mut self, tx: &IndexTx<'_>, f: &Definition) -> Result<Value, IndexError> {
+        self.deps.push(dep_key(f.file_id, &f.name));
         let Some(signature) = self.symbols.signature(tx, f.id)? else {
             return Ok(Value::Unknown);
         };
@@ -665,6 +707,24 @@ impl Resolver {
             _ => Value::Unknown,
         })
     }
+}
+
+impl Resolver {
+    /// Adds the keys the cached method resolution order of `class` was built from.
+    fn extend_deps_of_mro(&mut self, class: &Definition) {
+        match self.mro_deps.get(&class.id) {
+            Some(deps) => self.deps.extend_from_slice(deps),
+            None => self.deps.push(dep_key(class.file_id, &class.name)),
+        }
+    }
+}
+
+/// `keys` sorted, without repeats.
+fn distinct(keys: &[i64]) -> Arc<[i64]> {
+    let mut v = keys.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    Arc::from(v)
 }
 
 /// The outcome of calling a value: an edge to a workspace function, method or class,
