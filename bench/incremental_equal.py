@@ -253,7 +253,9 @@ class Editor:
         self.put(rel, lines)
         return "delete_function"
 
-    def rename(self, rel: str):
+    def one_def(self, rel: str):
+        """A random one-line `def` (function or method) of `rel`: (lines, tree, node, its
+        line index), or None when the file has none."""
         got = self.lines_of(rel)
         if got is None:
             return None
@@ -262,21 +264,22 @@ class Editor:
         if not fs:
             return None
         f = self.rng.choice(fs)
-        i = f.lineno - 1
+        return lines, tree, f, f.lineno - 1
+
+    def rename(self, rel: str):
+        got = self.one_def(rel)
+        if got is None:
+            return None
+        lines, _, f, i = got
         lines[i] = re.sub(rf"\bdef\s+{f.name}\b", f"def {f.name}_{self.uid()}", lines[i], count=1)
         self.put(rel, lines)
         return "rename"
 
     def signature(self, rel: str):
-        got = self.lines_of(rel)
+        got = self.one_def(rel)
         if got is None:
             return None
-        lines, tree = got
-        fs = [f for f in defs(tree, methods=True) if DEF_LINE.match(lines[f.lineno - 1].rstrip("\n"))]
-        if not fs:
-            return None
-        f = self.rng.choice(fs)
-        i = f.lineno - 1
+        lines, tree, f, i = got
         m = DEF_LINE.match(lines[i].rstrip("\n"))
         assert m
         classes = [c.name for c in tree.body if isinstance(c, ast.ClassDef)]

@@ -12,6 +12,8 @@ use std::time::Duration;
 struct Served {
     child: Child,
     addr: String,
+    /// The start-up line that named the address (and where the token is).
+    line: String,
 }
 
 impl Drop for Served {
@@ -21,17 +23,21 @@ impl Drop for Served {
     }
 }
 
-/// Starts `serve ROOT --db DB --http 127.0.0.1:0 --token TOKEN` and reads the bound
-/// address from its first stderr line.
-fn serve(root: &std::path::Path, db: &std::path::Path, token: &str) -> Served {
-    let mut child = Command::new(common::bin())
-        .args([
-            "serve",
-            root.to_str().unwrap(),
-            "--db",
-            db.to_str().unwrap(),
-        ])
-        .args(["--http", "127.0.0.1:0", "--token", token])
+/// Starts `serve ROOT --db DB --http 127.0.0.1:0 [--token TOKEN]` and reads the bound
+/// address from its stderr.
+fn serve(root: &std::path::Path, db: &std::path::Path, token: Option<&str>) -> Served {
+    let mut cmd = Command::new(common::bin());
+    cmd.args([
+        "serve",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ])
+    .args(["--http", "127.0.0.1:0"]);
+    if let Some(t) = token {
+        cmd.args(["--token", t]);
+    }
+    let mut child = cmd
         .env_remove("CONSTELLATION_TOKEN")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -39,18 +45,18 @@ fn serve(root: &std::path::Path, db: &std::path::Path, token: &str) -> Served {
         .spawn()
         .expect("spawn serve --http");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = loop {
+    let (addr, line) = loop {
         let line = lines
             .next()
             .expect("serve --http ended before printing its address")
             .unwrap();
         if let Some(rest) = line.split("serving MCP at http://").nth(1) {
-            break rest.split('/').next().unwrap().to_string();
+            break (rest.split('/').next().unwrap().to_string(), line);
         }
     };
     // Keep draining stderr so the server never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
-    Served { child, addr }
+    Served { child, addr, line }
 }
 
 /// POSTs `body` to `path` with `headers`; returns the status code and what the server
@@ -101,7 +107,7 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 fn the_endpoint_needs_the_token_and_a_local_origin() {
     let (_dir, root) = common::fixture_copy("py-pkg");
     let db = root.parent().unwrap().join("http.db");
-    let served = serve(&root, &db, "t0ken-for-tests");
+    let served = serve(&root, &db, Some("t0ken-for-tests"));
     let good = ("Authorization", "Bearer t0ken-for-tests");
 
     let (code, text) = post(&served.addr, "/mcp", &[], INIT);
@@ -140,26 +146,7 @@ fn a_generated_token_is_stored_beside_the_database_for_its_owner_only() {
     let (_dir, root) = common::fixture_copy("py-pkg");
     let db = root.parent().unwrap().join("state/http.db");
     std::fs::create_dir_all(db.parent().unwrap()).unwrap();
-    let mut child = Command::new(common::bin())
-        .args([
-            "serve",
-            root.to_str().unwrap(),
-            "--db",
-            db.to_str().unwrap(),
-        ])
-        .args(["--http", "127.0.0.1:0"])
-        .env_remove("CONSTELLATION_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let line = lines
-        .find_map(|l| l.ok().filter(|l| l.contains("serving MCP at")))
-        .expect("an address line");
-    let _ = child.kill();
-    let _ = child.wait();
+    let line = serve(&root, &db, None).line.clone();
     let file = db.parent().unwrap().join("http-token");
     assert!(line.contains(file.to_str().unwrap()), "{line}");
     let token = std::fs::read_to_string(&file).unwrap();
