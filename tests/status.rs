@@ -110,6 +110,13 @@ fn a_watching_server_reports_its_freshness_in_every_answer_and_in_get_status() {
     write(&root, "a.py", "def alpha():\n    return 1\n");
     let mut c = Client::start(&root, &db);
     handshake(&mut c);
+    // A call right after the handshake, while the watch may still be starting: it waits
+    // for the watch's first run instead of walking the tree (callWalks stays 0 below).
+    let first = c.call("search_symbols", json!({"query": "alpha"}));
+    assert_eq!(
+        first["structuredContent"]["hits"][0]["name"], "alpha",
+        "{first}"
+    );
 
     let status = eventually(
         &mut c,

@@ -146,3 +146,26 @@ fn an_unwatched_workspace_checks_from_calls() {
     assert_eq!(ws.freshness().call_walks(), 2);
     assert!(!ws.is_watched());
 }
+
+#[test]
+fn a_call_before_the_watch_is_up_waits_for_its_first_run_instead_of_walking() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("m.py"), "def one():\n    pass\n").unwrap();
+    let ws = open(root);
+    // What `serve` does: say a watch is coming, then start it on another thread.
+    ws.expect_watch();
+    let starter = Arc::clone(&ws);
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        starter.watch().unwrap();
+    });
+    ws.refresh_within(Duration::ZERO).unwrap();
+    assert_eq!(
+        functions(&ws),
+        ["one"],
+        "the call saw the watch's first run"
+    );
+    assert_eq!(ws.freshness().call_walks(), 0, "and walked nothing itself");
+    t.join().unwrap();
+}

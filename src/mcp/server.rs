@@ -127,6 +127,10 @@ impl Server {
         let Ok(warm) = self.default_workspace() else {
             return;
         };
+        if self.watch {
+            // Calls made before the watch is up wait for its first run, not walk.
+            warm.expect_watch();
+        }
         let starter = self.clone();
         tokio::task::spawn_blocking(move || {
             starter.start_watch(&warm);

@@ -4,6 +4,7 @@
 //! generation.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::graph::{FileGraph, SymbolGraph};
@@ -37,6 +38,9 @@ pub struct Workspace {
     freshness: Arc<FreshnessCounters>,
     /// The file watcher, once [`Workspace::watch`] started one.
     watch: OnceLock<Watch>,
+    /// A watch is being started ([`Workspace::expect_watch`]): calls wait for its first
+    /// run as they would under the watch.
+    watch_starting: AtomicBool,
 }
 
 impl Workspace {
@@ -78,6 +82,7 @@ impl Workspace {
             in_degrees: Mutex::new(None),
             freshness: Arc::default(),
             watch: OnceLock::new(),
+            watch_starting: AtomicBool::new(false),
         })
     }
 
@@ -156,7 +161,7 @@ impl Workspace {
     /// when the index was found matching the disk less than `max_age` ago: drill-down
     /// calls in quick succession then cost no walk of the tree each.
     pub fn refresh_within(&self, max_age: std::time::Duration) -> Result<(), ToolError> {
-        if self.watch.get().is_some() {
+        if self.watch.get().is_some() || self.watch_starting.load(Ordering::SeqCst) {
             if !self.freshness.wait_current(super::watcher::CALL_WAIT) {
                 self.freshness.note_call_walk();
                 self.refresh(false, &|_| {})?;
@@ -189,10 +194,25 @@ impl Workspace {
         }
         let db = self.store.path().to_path_buf();
         let own_files = vec![db.clone(), memory::db_path(&db)];
-        let watch = Watch::start(self, &self.root, own_files, Arc::clone(&self.freshness))
-            .map_err(|e| e.to_string())?;
-        let _ = self.watch.set(watch);
-        Ok(())
+        let started = match Watch::start(self, &self.root, own_files, Arc::clone(&self.freshness)) {
+            Ok(watch) => {
+                let _ = self.watch.set(watch);
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        self.watch_starting.store(false, Ordering::SeqCst);
+        started
+    }
+
+    /// Says that [`Workspace::watch`] is about to be called (on another thread): until
+    /// it has, calls wait for the watch's first run (at most
+    /// [`super::watcher::CALL_WAIT`]) instead of walking the tree themselves. If the
+    /// watch cannot start, calls go back to checking the disk.
+    pub fn expect_watch(&self) {
+        if self.watch.get().is_none() {
+            self.watch_starting.store(true, Ordering::SeqCst);
+        }
     }
 
     /// Whether a file watch keeps this workspace fresh.
