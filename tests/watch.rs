@@ -169,3 +169,42 @@ fn a_call_before_the_watch_is_up_waits_for_its_first_run_instead_of_walking() {
     assert_eq!(ws.freshness().call_walks(), 0, "and walked nothing itself");
     t.join().unwrap();
 }
+
+#[test]
+fn more_concurrent_searches_than_pooled_connections_never_wait_for_the_pool() {
+    // 16 threads search while edits move the generation, so each round the in-degrees
+    // are reloaded: a call that held a connection while reloading them could exhaust
+    // the pool (8 connections) and stall everyone for the pool's 30 s timeout.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("m.py"), "def one():\n    pass\n").unwrap();
+    let ws = open(root);
+    ws.refresh(false, &|_| {}).unwrap();
+    let started = Instant::now();
+    for round in 0..5 {
+        std::fs::write(
+            root.join("m.py"),
+            format!("def one():\n    pass\n\ndef r{round}():\n    one()\n"),
+        )
+        .unwrap();
+        ws.refresh(false, &|_| {}).unwrap();
+        let threads: Vec<_> = (0..16)
+            .map(|_| {
+                let ws = Arc::clone(&ws);
+                std::thread::spawn(move || {
+                    let args: constellation::tools::search::SearchArgs =
+                        serde_json::from_value(serde_json::json!({"query": "one"})).unwrap();
+                    constellation::tools::search::search_symbols(&ws, &args).unwrap();
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}: calls waited for the pool",
+        started.elapsed()
+    );
+}

@@ -227,8 +227,11 @@ fn quoted(s: &str) -> String {
 /// `invalid_filter` for an unknown kind or language or a glob that does not compile;
 /// `budget_too_small`; `database_error`.
 pub fn search_symbols(ws: &Workspace, args: &SearchArgs) -> Result<SearchAnswer, ToolError> {
-    let conn = ws.store().conn()?;
+    // In-degrees first: reloading them takes a pooled connection, and a call that held
+    // one while waiting for another could exhaust the pool with a few others doing the
+    // same (every call stalled for the pool's 30 s timeout under 16 clients).
     let degrees = ws.in_degrees()?;
+    let conn = ws.store().conn()?;
     search(&conn, &degrees, args)
 }
 

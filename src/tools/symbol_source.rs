@@ -106,8 +106,10 @@ pub struct SymbolSource {
 /// an ambiguous name (listing the candidates), a bad `include` or `min_confidence`;
 /// `budget_too_small`; `database_error`.
 pub fn get_symbol_source(ws: &Workspace, args: &SourceArgs) -> Result<SymbolSource, ToolError> {
-    let conn = ws.store().conn()?;
+    // In-degrees before the connection: never hold one pooled connection while taking
+    // another (see `search_symbols`).
     let degrees = ws.in_degrees()?;
+    let conn = ws.store().conn()?;
     symbol_source(&conn, &degrees, ws.root(), args)
 }
 

@@ -252,7 +252,8 @@ impl Workspace {
 
     /// How many edges other than `contains` reach each node (indexed by node id), read
     /// once per generation: one pass over the `edges_dst` index, much cheaper than
-    /// loading the symbol graph for its PageRank.
+    /// loading the symbol graph for its PageRank. Takes pooled connections: a caller
+    /// must not hold one while it calls this.
     pub fn in_degrees(&self) -> Result<Arc<Vec<u32>>, ToolError> {
         let generation = self.store.generation()?;
         let mut cached = self
