@@ -80,3 +80,23 @@ class McpServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def start_http_server(binary: str, root: str, db: str | None, token: str):
+    """Starts `serve ROOT [--db DB] --http 127.0.0.1:0 --token TOKEN` and reads the URL
+    of its endpoint from the start-up line on stderr (the rest of stderr is drained on a
+    daemon thread, so the server never blocks on a full pipe). Returns (process, url);
+    url is None when the server ended without printing one."""
+    import threading
+
+    cmd = [binary, "serve", root, "--http", "127.0.0.1:0", "--token", token]
+    cmd += ["--db", db] if db else []
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    url = None
+    for line in proc.stderr:
+        if "serving MCP at " in line:
+            url = line.split("serving MCP at ", 1)[1].split()[0]
+            break
+    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+    return proc, url

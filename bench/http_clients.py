@@ -42,7 +42,7 @@ import tempfile
 import threading
 import time
 
-from benchlib import constellation_bin, die
+from benchlib import constellation_bin, die, start_http_server
 
 try:
     from mcp import ClientSession
@@ -161,17 +161,9 @@ async def main_async(args) -> int:
         names = rng.sample(names, min(2000, len(names)))
         functions = rng.sample(functions, min(2000, len(functions)))
         token = secrets.token_hex(16)
-        proc = subprocess.Popen([binary, "serve", root, "--db", db, "--http", "127.0.0.1:0", "--token", token],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True)
-        url = None
-        for line in proc.stderr:
-            if "serving MCP at " in line:
-                url = line.split("serving MCP at ", 1)[1].split()[0]
-                break
+        proc, url = start_http_server(binary, root, db, token)
         if url is None:
             die("serve --http printed no address")
-        threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
         print(f"$ {binary} serve COPY --db DB --http 127.0.0.1:0 --token T   ({url})")
         edits = {}
         ed = threading.Thread(target=lambda: edits.setdefault("n", editor(root, args.edit_every, stop, rng)))

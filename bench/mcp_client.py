@@ -44,7 +44,7 @@ import asyncio
 import json
 import os
 import sys
-from benchlib import constellation_bin
+from benchlib import constellation_bin, start_http_server
 
 TOOL = "constellation_get_graph_summary"
 
@@ -126,17 +126,10 @@ async def run_http(args) -> None:
 
     exe = constellation_bin()
     token = secrets.token_hex(16)
-    cmd = [exe, "serve", args.root, "--http", "127.0.0.1:0", "--token", token]
-    cmd += ["--db", args.db] if args.db else []
-    print(f"$ {' '.join(cmd[:-1])} <token>", flush=True)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    db = f" --db {args.db}" if args.db else ""
+    print(f"$ {exe} serve {args.root} --http 127.0.0.1:0 --token <token>{db}", flush=True)
+    proc, url = start_http_server(exe, args.root, args.db, token)
     try:
-        url = None
-        for line in proc.stderr:
-            if "serving MCP at " in line:
-                url = line.split("serving MCP at ", 1)[1].split()[0]
-                break
         if url is None:
             raise CheckFailed(f"serve --http printed no address (exit {proc.poll()})")
         print(f"listening: {url}")

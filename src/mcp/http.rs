@@ -158,20 +158,14 @@ pub async fn serve_http(
             "serving MCP on {bound}, reachable from other machines: anyone with the token can read this workspace"
         );
     }
-    server.start_default_watch();
+    server.warm_up();
     let sessions = Arc::new(LocalSessionManager::default());
-    let counted = server.clone();
-    let counter_sessions = Arc::clone(&sessions);
-    counted.set_http_sessions(Box::new(move || {
-        counter_sessions
-            .sessions
-            .try_read()
-            .map(|s| s.len())
-            .unwrap_or(0)
+    let open = Arc::clone(&sessions);
+    server.set_http_sessions(Box::new(move || {
+        open.sessions.try_read().map(|s| s.len()).unwrap_or(0)
     }));
-    let factory = counted.clone();
     let mcp = StreamableHttpService::new(
-        move || Ok(factory.clone()),
+        move || Ok(server.clone()),
         sessions,
         transport_config(bound),
     );

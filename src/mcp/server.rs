@@ -123,7 +123,7 @@ impl Server {
     /// Brings the default workspace up to date in the background: starts its file watch
     /// when the server watches (the watch's first run is the update), else runs one
     /// incremental index. Returns at once.
-    pub(super) fn start_default_watch(&self) {
+    pub(super) fn warm_up(&self) {
         let Ok(warm) = self.default_workspace() else {
             return;
         };
@@ -262,7 +262,7 @@ impl ServerHandler for Server {
 /// calls wait for it through the workspace's index lock) and, when the server watches,
 /// starts the file watch, whose first run is that update.
 pub async fn serve_stdio(server: Server) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    server.start_default_watch();
+    server.warm_up();
     let clients = Arc::clone(&server.clients);
     clients.fetch_add(1, Ordering::SeqCst);
     let served = async {
