@@ -154,6 +154,7 @@ enum Role {
     Call,
     CallArguments,
     Reference,
+    ReferenceHolder,
     Extends,
     Implements,
     ImplTrait,
@@ -203,6 +204,7 @@ impl Role {
             "call" => Role::Call,
             "call.arguments" => Role::CallArguments,
             "reference" => Role::Reference,
+            "reference.holder" => Role::ReferenceHolder,
             "inherit.extends" => Role::Extends,
             "inherit.implements" => Role::Implements,
             "inherit.trait" => Role::ImplTrait,
@@ -364,6 +366,7 @@ struct Parts<'t> {
     call: Option<Node<'t>>,
     call_arguments: Option<Node<'t>>,
     reference: Option<Node<'t>>,
+    reference_holder: Option<Node<'t>>,
     inherit: Option<(bool, Node<'t>)>,
     impl_trait: Option<Node<'t>>,
     impl_type: Option<Node<'t>>,
@@ -399,6 +402,7 @@ impl<'t> Parts<'t> {
             Role::Call => self.call = Some(node),
             Role::CallArguments => self.call_arguments = Some(node),
             Role::Reference => self.reference = Some(node),
+            Role::ReferenceHolder => self.reference_holder = Some(node),
             Role::Extends => self.inherit = Some((false, node)),
             Role::Implements => self.inherit = Some((true, node)),
             Role::ImplTrait => self.impl_trait = Some(node),
@@ -419,6 +423,15 @@ impl<'t> Parts<'t> {
             Role::Ignored => {}
         }
     }
+}
+
+/// Where a `@reference.holder` node keeps the names it uses as values, and the node
+/// kinds that count as names there.
+enum ValueSlot {
+    /// Any named child of one of these kinds (`f(a, b.c)`, `return f`, `[f, g]`).
+    Children(&'static [&'static str]),
+    /// The child in this field, when of one of these kinds (`x = f`, `key=f`).
+    Field(&'static str, &'static [&'static str]),
 }
 
 /// A callee taken apart: the called name and what precedes it.
@@ -533,6 +546,8 @@ impl<'s, 't> Collector<'s, 't> {
             self.add_call(callee, parts.call_arguments);
         } else if let Some(value) = parts.reference {
             self.add_reference(value);
+        } else if let Some(holder) = parts.reference_holder {
+            self.add_references_in(holder);
         } else if let Some((implements, base)) = parts.inherit {
             let name = match self.family {
                 Family::Python => python::base_name(base, self.source),
@@ -944,6 +959,41 @@ impl<'s, 't> Collector<'s, 't> {
 
     /// Records a name used as a value (`f`, `a.b.f`, `self.f`): taken apart like a
     /// callee; other expressions are not references.
+    /// The names a `@reference.holder` node (an argument list, the right side of an
+    /// assignment, ...) uses as values: its children, or the one child in a field, that
+    /// are names (see [`ValueSlot`]). The query captures the holder alone because a
+    /// pattern with a parent step (`(argument_list (identifier) @reference)`) costs
+    /// tree-sitter milliseconds of analysis per parent kind when the query compiles, and
+    /// the compile is a large part of an incremental run that parses one file.
+    fn add_references_in(&mut self, holder: Node<'t>) {
+        let slot = match self.family {
+            Family::Python => python::value_slot(holder.kind()),
+            Family::EcmaScript => ecmascript::value_slot(holder.kind()),
+            _ => None,
+        };
+        match slot {
+            Some(ValueSlot::Children(kinds)) => {
+                let mut cursor = holder.walk();
+                let values: Vec<Node<'t>> = holder
+                    .named_children(&mut cursor)
+                    .filter(|child| kinds.contains(&child.kind()))
+                    .collect();
+                for value in values {
+                    self.add_reference(value);
+                }
+            }
+            Some(ValueSlot::Field(field, kinds)) => {
+                if let Some(value) = holder
+                    .child_by_field_name(field)
+                    .filter(|value| kinds.contains(&value.kind()))
+                {
+                    self.add_reference(value);
+                }
+            }
+            None => {}
+        }
+    }
+
     fn add_reference(&mut self, node: Node<'t>) {
         let parsed = match self.family {
             Family::Python => python::callee(node),

@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::super::{ImportBinding, ImportKind};
-use super::{text, Callee};
+use super::{text, Callee, ValueSlot};
 
 /// What a call expression is.
 pub(super) enum CallSite<'t> {
@@ -50,6 +50,21 @@ pub(super) fn call_site<'t>(
         },
         _ => CallSite::Other,
     }
+}
+
+/// Where a `@reference.holder` of this kind keeps the names it uses as values: the
+/// elements of an argument list, `return` or array; the value of a declarator or an
+/// object pair; the right side of an assignment; the shorthand properties of an object
+/// (`{ f }`). `None` for any other kind.
+pub(super) fn value_slot(kind: &str) -> Option<ValueSlot> {
+    const NAMES: &[&str] = &["identifier", "member_expression"];
+    Some(match kind {
+        "arguments" | "return_statement" | "array" => ValueSlot::Children(NAMES),
+        "variable_declarator" | "pair" => ValueSlot::Field("value", NAMES),
+        "assignment_expression" => ValueSlot::Field("right", NAMES),
+        "object" => ValueSlot::Children(&["shorthand_property_identifier"]),
+        _ => return None,
+    })
 }
 
 /// A name used as a value (`f`, `a.b.f`, `this.onDone`, the `f` of a shorthand

@@ -4,7 +4,7 @@ use tree_sitter::{Node, TreeCursor};
 
 use super::super::ImportBinding;
 use super::bindings::Hint;
-use super::{text, Callee};
+use super::{text, Callee, ValueSlot};
 
 /// `f` or `a.b.f` (name `f`, qualifier `a.b`); `None` for `f()()`, `x[0]()`, ..
 pub(super) fn callee(node: Node) -> Option<Callee> {
@@ -19,6 +19,24 @@ pub(super) fn callee(node: Node) -> Option<Callee> {
         }),
         _ => None,
     }
+}
+
+/// Where a `@reference.holder` of this kind keeps the names it uses as values: the
+/// elements of an argument list, `return`, expression list, list, tuple or set; the
+/// value of a keyword argument, dictionary pair or parameter default; the right side
+/// of an assignment. `None` for any other kind.
+pub(super) fn value_slot(kind: &str) -> Option<ValueSlot> {
+    const NAMES: &[&str] = &["identifier", "attribute"];
+    Some(match kind {
+        "argument_list" | "return_statement" | "expression_list" | "list" | "tuple" | "set" => {
+            ValueSlot::Children(NAMES)
+        }
+        "keyword_argument" | "pair" | "default_parameter" | "typed_default_parameter" => {
+            ValueSlot::Field("value", NAMES)
+        }
+        "assignment" | "augmented_assignment" => ValueSlot::Field("right", NAMES),
+        _ => return None,
+    })
 }
 
 /// A dotted name or relative module as written, whitespace removed (`..pkg.mod`).

@@ -54,15 +54,12 @@
 (new_expression constructor: (_) @call)
 
 ; ---- names used as values, not called (`arr.map(double)`, `cb = this.onDone`,
-; `return f`, `[f, g]`, `{ key: f }`, `{ f }`): extract/ecmascript.rs takes `f` /
-; `a.b.f` apart like a callee; other expressions are ignored.
-(arguments [(identifier) (member_expression)] @reference)
-(variable_declarator value: [(identifier) (member_expression)] @reference)
-(assignment_expression right: [(identifier) (member_expression)] @reference)
-(return_statement [(identifier) (member_expression)] @reference)
-(array [(identifier) (member_expression)] @reference)
-(pair value: [(identifier) (member_expression)] @reference)
-(object (shorthand_property_identifier) @reference)
+; `return f`, `[f, g]`, `{ key: f }`, `{ f }`): the node that holds the value is
+; captured alone, and extract/ecmascript.rs (value_slot) picks its children or field
+; that are names (`f` / `a.b.f`) and takes them apart like a callee. A pattern with a
+; child would make tree-sitter analyse each parent kind when the query compiles.
+[(arguments) (variable_declarator) (assignment_expression) (return_statement)
+ (array) (pair) (object)] @reference.holder
 
 ; ---- inheritance ---------------------------------------------------------
 ; In TypeScript the child is an extends_clause / implements_clause node, which

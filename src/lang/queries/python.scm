@@ -24,20 +24,15 @@
 (call function: (_) @call)
 
 ; ---- names used as values, not called (a callback, `map(f, xs)`, `key=self.k`,
-; `x = mod.f`, `return f`, `{'a': on_a}`, `def g(cb=f)`): extract/python.rs
-; takes `f` / `a.b.f` apart like a callee; other expressions are ignored.
-(argument_list [(identifier) (attribute)] @reference)
-(keyword_argument value: [(identifier) (attribute)] @reference)
-(assignment right: [(identifier) (attribute)] @reference)
-(augmented_assignment right: [(identifier) (attribute)] @reference)
-(return_statement [(identifier) (attribute)] @reference)
-(expression_list [(identifier) (attribute)] @reference)
-(list [(identifier) (attribute)] @reference)
-(tuple [(identifier) (attribute)] @reference)
-(set [(identifier) (attribute)] @reference)
-(pair value: [(identifier) (attribute)] @reference)
-(default_parameter value: [(identifier) (attribute)] @reference)
-(typed_default_parameter value: [(identifier) (attribute)] @reference)
+; `x = mod.f`, `return f`, `{'a': on_a}`, `def g(cb=f)`): the node that holds the
+; value is captured alone, and extract/python.rs (value_slot) picks its children or
+; field that are names (`f` / `a.b.f`) and takes them apart like a callee. A pattern
+; with a child, `(argument_list (identifier) @reference)`, would say the same but
+; makes tree-sitter analyse each parent kind when the query compiles (milliseconds
+; each, paid by every run that parses a Python file).
+[(argument_list) (keyword_argument) (assignment) (augmented_assignment)
+ (return_statement) (expression_list) (list) (tuple) (set) (pair)
+ (default_parameter) (typed_default_parameter)] @reference.holder
 
 ; ---- inheritance: bases, keyword arguments (metaclass=) excluded ---------
 (class_definition
