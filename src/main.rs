@@ -204,6 +204,27 @@ enum Command {
             hide_env_values = true
         )]
         token: Option<String>,
+        /// Offer only these tool groups (comma-separated): graph, memory, docs, audit,
+        /// workspace. All by default; `constellation tools` lists each group's tools and
+        /// what their descriptions cost a client in tokens.
+        #[arg(
+            long,
+            env = "CONSTELLATION_TOOLS",
+            value_delimiter = ',',
+            value_name = "GROUPS"
+        )]
+        tools: Vec<constellation::mcp::ToolGroup>,
+    },
+    /// List the MCP tools `serve` offers, by group, with the tokens (cl100k_base) each
+    /// costs a client's context in the tool list (name, description, input and output
+    /// schemas, as `tools/list` sends them).
+    Tools {
+        /// Only these groups (comma-separated): graph, memory, docs, audit, workspace.
+        #[arg(long, value_delimiter = ',', value_name = "GROUPS")]
+        tools: Vec<constellation::mcp::ToolGroup>,
+        /// Print JSON: {tools: [{name, group, tokens}], groups: {GROUP: tokens}, total}.
+        #[arg(long)]
+        json: bool,
     },
     /// Run read-only SQL over the index and print a table.
     Sql {
@@ -821,12 +842,14 @@ fn run(cli: Cli) -> Result<i32> {
             no_watch,
             http,
             token,
+            tools,
         } => {
             let ws = Arc::new(open_workspace(&root, &g)?);
             let db = ws.store().path().to_path_buf();
             let server = constellation::mcp::Server::new(ws, options(&g))
                 .with_work_capacity(work_capacity)
-                .with_watch(!no_watch);
+                .with_watch(!no_watch)
+                .with_tools(&tools);
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
@@ -853,6 +876,19 @@ fn run(cli: Cli) -> Result<i32> {
                     }))
                     .map_err(|e| anyhow::anyhow!("serving HTTP on {addr}: {e}"))?;
                 }
+            }
+        }
+        Command::Tools { tools, json } => {
+            let groups = if tools.is_empty() {
+                constellation::mcp::ToolGroup::ALL.to_vec()
+            } else {
+                tools
+            };
+            let cost = constellation::mcp::tool_list_cost(&groups)?;
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&cost)?)?;
+            } else {
+                out!("{}", cost.render_text())?;
             }
         }
         Command::Sql { args, json } => {

@@ -265,3 +265,89 @@ fn a_relative_workspace_root_error_names_where_it_led() {
         "not_found: workspace root /definitely/not/here: No such file or directory (os error 2)"
     );
 }
+
+/// `serve --tools memory,audit` (and CONSTELLATION_TOOLS) lists only those groups'
+/// tools, and a call to a tool of another group is refused as unknown.
+#[test]
+fn tools_option_offers_only_the_chosen_groups() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start_with(&root, &db, &["--tools", "memory,audit"], &[]);
+    handshake(&mut c);
+    let list = c.request("tools/list", json!({}));
+    let mut names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        vec![
+            "get_all_tasks",
+            "get_recent_works_info",
+            "get_work_by_id",
+            "mark_task_as_done",
+            "save_current_work_info",
+            "sequentialthinking",
+            "update_tasks",
+        ]
+    );
+    let r = c.request(
+        "tools/call",
+        json!({"name": "search_symbols", "arguments": {"query": "x"}}),
+    );
+    assert!(
+        r["error"].is_object() || r["result"]["isError"] == json!(true),
+        "{r}"
+    );
+
+    let mut c = Client::start_with(&root, &db, &[], &[("CONSTELLATION_TOOLS", "workspace")]);
+    handshake(&mut c);
+    let list = c.request("tools/list", json!({}));
+    let mut names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        vec!["get_status", "query_index", "set_workspace_root"]
+    );
+}
+
+/// Every listed tool has an output schema, and no schema uses `format` (schemars'
+/// `uint32`, `double`, ... are not JSON Schema formats) or `$schema`.
+#[test]
+fn every_tool_lists_plain_input_and_output_schemas() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start(&root, &db);
+    handshake(&mut c);
+    let list = c.request("tools/list", json!({}));
+    fn keywords(v: &Value, in_properties: bool, found: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                for (k, sub) in map {
+                    if !in_properties && (k == "format" || k == "$schema") {
+                        found.push(k.clone());
+                    }
+                    keywords(sub, k == "properties" && !in_properties, found);
+                }
+            }
+            Value::Array(list) => list.iter().for_each(|x| keywords(x, false, found)),
+            _ => {}
+        }
+    }
+    for t in list["result"]["tools"].as_array().unwrap() {
+        let name = t["name"].as_str().unwrap();
+        assert_eq!(t["outputSchema"]["type"], "object", "{name}");
+        let mut found = Vec::new();
+        keywords(&t["inputSchema"], false, &mut found);
+        keywords(&t["outputSchema"], false, &mut found);
+        assert!(found.is_empty(), "{name} uses {found:?}");
+    }
+}

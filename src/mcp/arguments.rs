@@ -27,11 +27,10 @@ use crate::tools::ToolError;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphSummaryArgs {
-    /// Rebuild the index from scratch instead of updating it incrementally.
+    /// Rebuild the index from scratch.
     #[serde(default, rename = "forceRefresh")]
     pub force_refresh: bool,
-    /// Summarize this directory instead of the server's workspace (its own index,
-    /// `ROOT/.constellation/index.db`).
+    /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }

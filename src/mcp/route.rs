@@ -135,10 +135,197 @@ pub fn tool<A: Args, R: Answer>(
     description: &'static str,
     run: Run<A, R>,
 ) -> ToolRoute<Server> {
-    let mut attr =
-        Tool::new(name, description, schema_for_type::<A::Schema>()).annotate(hints.into());
-    attr.output_schema = R::output_schema();
+    let input = listed_input(&schema_for_type::<A::Schema>());
+    let mut attr = Tool::new(name, description, Arc::new(input)).annotate(hints.into());
+    attr.output_schema = Some(Arc::new(match R::output_schema() {
+        Some(schema) => listed_output(&schema),
+        None => any_object(),
+    }));
     ToolRoute::new_dyn(attr, move |cx| dispatch(cx, run))
+}
+
+/// The input schema as `tools/list` sends it: what a client needs to build a call and
+/// nothing else, since every client pays the tool list in context tokens. Dropped:
+/// `$schema`, the type's `title` and own `description` (the tool's description says
+/// it), `format` (schemars' `uint32`, `double`, ... are not JSON Schema formats) and
+/// `minimum: 0` of unsigned numbers (the server checks ranges itself); an optional
+/// property's `[T, "null"]` type is `T` (leaving it out means the default).
+/// Parameter descriptions stay: they are the tool's documentation.
+pub fn listed_input(schema: &JsonObject) -> JsonObject {
+    let mut out = schema.clone();
+    for key in ["$schema", "title", "description"] {
+        out.remove(key);
+    }
+    compact_input(&mut out);
+    inline_enums(&mut out);
+    out
+}
+
+/// Replaces each `$ref` to a definition that is a plain enum (`{type, enum}`) by the
+/// definition itself (an optional one, `anyOf: [{$ref}, {type: null}]`, too), and
+/// drops `$defs` when nothing refers to it any more.
+fn inline_enums(schema: &mut JsonObject) {
+    let Some(serde_json::Value::Object(defs)) = schema.get("$defs").cloned() else {
+        return;
+    };
+    let is_enum = |d: &serde_json::Value| {
+        d.as_object()
+            .is_some_and(|d| d.contains_key("enum") && d.keys().all(|k| k == "enum" || k == "type"))
+    };
+    fn target<'d>(v: &serde_json::Value, defs: &'d JsonObject) -> Option<&'d serde_json::Value> {
+        let name = v.get("$ref")?.as_str()?.rsplit('/').next()?;
+        defs.get(name)
+    }
+    let mut left = false;
+    if let Some(serde_json::Value::Object(props)) = schema.get_mut("properties") {
+        for prop in props.values_mut() {
+            let Some(prop) = prop.as_object_mut() else {
+                continue;
+            };
+            let direct = target(&serde_json::Value::Object(prop.clone()), &defs).cloned();
+            let optional = prop
+                .get("anyOf")
+                .and_then(|a| a.as_array())
+                .filter(|a| a.len() == 2 && a[1].get("type") == Some(&"null".into()))
+                .and_then(|a| target(&a[0], &defs))
+                .cloned();
+            match direct.or(optional) {
+                Some(def) if is_enum(&def) => {
+                    prop.remove("$ref");
+                    prop.remove("anyOf");
+                    if let Some(def) = def.as_object() {
+                        for (k, v) in def {
+                            prop.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+                _ => {
+                    left |= prop.contains_key("$ref")
+                        || prop.contains_key("anyOf")
+                        || prop.get("items").is_some_and(|i| i.get("$ref").is_some())
+                }
+            }
+        }
+    }
+    if !left {
+        schema.remove("$defs");
+    }
+}
+
+fn compact_input(schema: &mut JsonObject) {
+    schema.remove("format");
+    if schema.get("additionalProperties") == Some(&serde_json::Value::Bool(false)) {
+        schema.remove("additionalProperties");
+    }
+    if schema.get("default") == Some(&serde_json::Value::Null) {
+        schema.remove("default");
+    }
+    consts_to_enum(schema);
+    if schema.get("minimum").and_then(|m| m.as_f64()) == Some(0.0)
+        && is_integer_type(schema.get("type"))
+    {
+        schema.remove("minimum");
+    }
+    if let Some(serde_json::Value::Array(types)) = schema.get("type") {
+        let non_null: Vec<serde_json::Value> = types
+            .iter()
+            .filter(|t| t.as_str() != Some("null"))
+            .cloned()
+            .collect();
+        if non_null.len() == 1 {
+            schema.insert("type".into(), non_null[0].clone());
+        }
+    }
+    for (key, value) in schema.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties", serde_json::Value::Object(map)) => {
+                for sub in map.values_mut() {
+                    if let serde_json::Value::Object(sub) = sub {
+                        compact_input(sub);
+                    }
+                }
+            }
+            // A definition is described where a property uses it.
+            ("$defs" | "definitions", serde_json::Value::Object(map)) => {
+                for sub in map.values_mut() {
+                    if let serde_json::Value::Object(sub) = sub {
+                        sub.remove("description");
+                        compact_input(sub);
+                    }
+                }
+            }
+            ("items" | "additionalProperties", serde_json::Value::Object(sub)) => {
+                compact_input(sub)
+            }
+            ("anyOf" | "oneOf" | "allOf", serde_json::Value::Array(list)) => {
+                for sub in list {
+                    if let serde_json::Value::Object(sub) = sub {
+                        compact_input(sub);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `oneOf: [{const: "A", type: "string", description: ..}, ...]` (a Rust enum of
+/// unit variants) as `{type: "string", enum: ["A", ...]}`.
+fn consts_to_enum(schema: &mut JsonObject) {
+    let Some(serde_json::Value::Array(alternatives)) = schema.get("oneOf") else {
+        return;
+    };
+    let mut consts: Vec<serde_json::Value> = Vec::new();
+    for a in alternatives {
+        match (a.get("const"), a.get("enum").and_then(|e| e.as_array())) {
+            (Some(c), _) => consts.push(c.clone()),
+            (None, Some(values)) => consts.extend(values.iter().cloned()),
+            (None, None) => return,
+        }
+    }
+    let types: Vec<&serde_json::Value> =
+        alternatives.iter().filter_map(|a| a.get("type")).collect();
+    let common = (types.len() == alternatives.len() && types.windows(2).all(|w| w[0] == w[1]))
+        .then(|| types.first().map(|t| (*t).clone()))
+        .flatten();
+    schema.remove("oneOf");
+    if let Some(t) = common {
+        schema.insert("type".into(), t);
+    }
+    schema.insert("enum".into(), serde_json::Value::Array(consts));
+}
+
+fn is_integer_type(t: Option<&serde_json::Value>) -> bool {
+    match t {
+        Some(serde_json::Value::String(s)) => s == "integer",
+        Some(serde_json::Value::Array(list)) => list.iter().any(|t| t == "integer"),
+        _ => false,
+    }
+}
+
+/// The output schema as `tools/list` sends it: an object with the answer's top-level
+/// property names, each `{}` (any JSON), and nothing nested. It tells an agent which
+/// fields to read and a client that `structuredContent` is an object; the full shapes
+/// (types, nested lists) are in the tool's documentation, because listing them cost
+/// more tokens than all the tool descriptions together, paid by every client on every
+/// session.
+pub fn listed_output(schema: &JsonObject) -> JsonObject {
+    let mut out = any_object();
+    if let Some(serde_json::Value::Object(props)) = schema.get("properties") {
+        let names: JsonObject = props
+            .keys()
+            .map(|name| (name.clone(), serde_json::Value::Object(JsonObject::new())))
+            .collect();
+        out.insert("properties".into(), serde_json::Value::Object(names));
+    }
+    out
+}
+
+/// The output schema of an answer whose fields depend on the arguments.
+fn any_object() -> JsonObject {
+    let mut out = JsonObject::new();
+    out.insert("type".into(), "object".into());
+    out
 }
 
 /// [`tool`] with a human-readable title.

@@ -57,8 +57,17 @@ impl Server {
             watch: false,
             clients: Arc::new(AtomicUsize::new(0)),
             transport: Arc::new(OnceLock::new()),
-            tool_router: super::routes(),
+            tool_router: super::routes(&super::ToolGroup::ALL),
         }
+    }
+
+    /// Offers only the tools of `groups` (all of them by default). An empty list
+    /// offers all.
+    pub fn with_tools(mut self, groups: &[super::ToolGroup]) -> Server {
+        if !groups.is_empty() {
+            self.tool_router = super::routes(groups);
+        }
+        self
     }
 
     /// Sets how many saved work entries the LRU keeps (at least 1).

@@ -49,21 +49,17 @@ use crate::lang::{self, Language};
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffImpactArgs {
-    /// Compare the working tree with this revision (default `HEAD`); with `staged`,
-    /// compare the staged changes with it.
+    /// Revision to compare with (default HEAD).
     pub base: Option<String>,
-    /// Only the staged changes (`git diff --cached`).
+    /// Only the staged changes.
     pub staged: Option<bool>,
-    /// How many edges away dependents are followed (default 3, at most 10).
+    /// Default 3, at most 10.
     pub depth: Option<usize>,
-    /// Edges at least this confident (0-1, default 0.97) make `files`; the rest is
-    /// `possible`.
+    /// Weaker edges go to `possible` (default 0.97).
     pub min_confidence: Option<f64>,
-    /// Conditions that fail the check (`fail.failed`; the CLI exits 1): a number N
-    /// fails when more than N trusted dependents are found, a glob (`src/api/**`)
-    /// when a changed file matches it.
+    /// Fail on more than N trusted dependents (`"N"`) or a changed file matching a glob.
     pub fail_on: Option<Vec<String>>,
-    /// Token budget of the answer (cl100k_base, default 4000).
+    /// Default 4000.
     pub budget_tokens: Option<usize>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,

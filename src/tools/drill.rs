@@ -61,20 +61,17 @@ fn brief(g: &SymbolGraph, ix: NodeIndex) -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeDetailsArgs {
-    /// Node id (`func:src/a.rs::f`), or a label/name naming one node.
+    /// Node id, qualified name, name or `path:line`.
     pub node_id: String,
-    /// Also list the possible callers and callees (name match only: call sites no rule
-    /// resolved whose called name is this node's, and definitions named like this
-    /// node's unresolved calls). Default false: counts only.
+    /// List name-only matches too.
     pub include_possible: Option<bool>,
-    /// Token budget (default 3000).
+    /// Default 3000.
     pub budget_tokens: Option<usize>,
-    /// Use only edges at least this confident (0-1, default 0.97).
+    /// Minimum edge confidence (default 0.97).
     pub min_confidence: Option<f64>,
-    /// For a class, struct, interface, trait or enum: how many levels of bases,
-    /// subclasses and implementations to list (default 1, at most 10).
+    /// Hierarchy levels listed (default 1, at most 10).
     pub hierarchy_depth: Option<usize>,
-    /// Shorthand for hierarchy_depth 10 (the whole hierarchy).
+    /// List the whole hierarchy.
     pub transitive: Option<bool>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
@@ -339,13 +336,13 @@ pub const POSSIBLE_CAP: usize = 200;
 pub struct PathsArgs {
     pub src: String,
     pub dst: String,
-    /// Most paths (default 5).
+    /// Default 5.
     pub limit: Option<usize>,
-    /// Longest path in edges (default 5).
+    /// Default 5.
     pub max_hops: Option<usize>,
-    /// Token budget (default 3000).
+    /// Default 3000.
     pub budget_tokens: Option<usize>,
-    /// Use only edges at least this confident (0-1, default 0.97).
+    /// Minimum edge confidence (default 0.97).
     pub min_confidence: Option<f64>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
@@ -391,11 +388,11 @@ pub fn get_paths(whole: &Arc<SymbolGraph>, args: &PathsArgs) -> Result<Value, To
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommunityArgs {
-    /// A community id as `summarize_graph` lists it (`file:PATH`, `file:PATH#2`).
+    /// Id as summarize_graph lists it.
     pub community_id: String,
-    /// Token budget (default 3000).
+    /// Default 3000.
     pub budget_tokens: Option<usize>,
-    /// Use only edges at least this confident (0-1, default 0.97).
+    /// Minimum edge confidence (default 0.97).
     pub min_confidence: Option<f64>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
@@ -458,11 +455,11 @@ pub fn get_community(whole: &Arc<SymbolGraph>, args: &CommunityArgs) -> Result<V
 #[serde(deny_unknown_fields)]
 pub struct ExpandArgs {
     pub node_id: String,
-    /// Hops in either direction (default 1, at most 3).
+    /// Hops (default 1, at most 3).
     pub radius: Option<usize>,
-    /// Token budget (default 3000).
+    /// Default 3000.
     pub budget_tokens: Option<usize>,
-    /// Use only edges at least this confident (0-1, default 0.97).
+    /// Minimum edge confidence (default 0.97).
     pub min_confidence: Option<f64>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
@@ -539,11 +536,11 @@ pub enum Metric {
 pub struct TopNodesArgs {
     /// `pr` (default), `degree` or `betweenness`.
     pub metric: Option<Metric>,
-    /// How many (default 20, at most 1000).
+    /// Default 20, at most 1000.
     pub k: Option<usize>,
-    /// Token budget (default 3000).
+    /// Default 3000.
     pub budget_tokens: Option<usize>,
-    /// Use only edges at least this confident (0-1, default 0.97).
+    /// Minimum edge confidence (default 0.97).
     pub min_confidence: Option<f64>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,

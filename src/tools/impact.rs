@@ -46,16 +46,13 @@ pub const DEFAULT_BUDGET: usize = 4000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImpactArgs {
-    /// What to assess: a node id (`func:PATH::name`, `class:PATH::Name`), a numeric node
-    /// id, a file path (`src/a.py`), a qualified name (`Shape::area`) or a name naming
-    /// one node.
+    /// Node id, file path, qualified name, name or `path:line`.
     pub target: String,
-    /// How many edges away dependents are followed (default 3, at most 10).
+    /// Default 3, at most 10.
     pub depth: Option<usize>,
-    /// Edges at least this confident (0-1, default 0.97) make `dependents`; what is
-    /// reached only through weaker edges is listed in `possible`.
+    /// Weaker edges go to `possible` (default 0.97).
     pub min_confidence: Option<f64>,
-    /// Token budget of the answer (cl100k_base, default 4000).
+    /// Default 4000.
     pub budget_tokens: Option<usize>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,

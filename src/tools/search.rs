@@ -84,21 +84,17 @@ pub const KINDS: &[&str] = &[
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// What to look for: a name (`parseHTTPResponse`), words of one (`response parse`;
-    /// the last word also matches as a prefix, `pars*` makes any word one), a qualified
-    /// name (`Shape::area`, `crate::geo::area`, `pkg.mod.Class.method`) or a file path.
+    /// A name, words of one, a qualified name or a path.
     pub query: String,
-    /// Only nodes of this kind: file, module, function, method, class, struct, enum,
-    /// trait, interface.
+    /// function, method, class, ...
     pub kind: Option<String>,
-    /// Only nodes of files in this language: rust, python, javascript, typescript, tsx,
-    /// go, java, c, cpp.
+    /// python, rust, typescript, ...
     pub language: Option<String>,
-    /// Only nodes of files whose root-relative path matches this glob (`src/**/*.rs`).
+    /// Glob of the files to search.
     pub path: Option<String>,
-    /// Most hits (default 20, max 200).
+    /// Default 20, at most 200.
     pub limit: Option<usize>,
-    /// Token budget of the answer (cl100k_base; default 3000): hits are cut to fit.
+    /// Default 3000.
     pub budget_tokens: Option<usize>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,

@@ -23,18 +23,13 @@ pub const LINKS_CAP: usize = 20;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceArgs {
-    /// The symbol: a node id (`42`), a node key (`func:src/a.rs::Shape::area`), a
-    /// qualified name (`Shape::area`, `crate::geo::area`, `pkg.mod.Class.method`), a
-    /// path and qualified name (`src/shapes.ts::Shape.area`), a bare name naming one
-    /// symbol, or `path:line` (the innermost symbol holding that line).
+    /// Node id, qualified name, `path::Name`, name or `path:line`.
     pub symbol: String,
-    /// Also list `callers` and/or `callees`: their signatures with path:line, edges
-    /// of confidence ≥ min_confidence first (`trusted`), weaker ones as `possible`.
+    /// `callers`, `callees`.
     pub include: Option<Vec<String>>,
-    /// Edges at least this confident are `trusted` (0-1, default 0.97).
+    /// Weaker edges are `possible` (default 0.97).
     pub min_confidence: Option<f64>,
-    /// Token budget of the answer (cl100k_base; default 3000): source lines are cut to
-    /// fit.
+    /// Default 3000.
     pub budget_tokens: Option<usize>,
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,

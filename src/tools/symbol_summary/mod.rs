@@ -72,50 +72,50 @@ pub enum Format {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SummarizeArgs {
-    /// Workspace to summarize (first spelling: `path`); the server's workspace when absent.
+    /// Same as workspaceRoot.
     pub path: Option<String>,
-    /// Same as `path`.
+    /// Workspace root; the server's when absent.
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
-    /// Neighbourhood radius in hops around the seeds (default 1, at most 3).
+    /// Hops around the seeds (default 1, at most 3).
     pub radius: Option<usize>,
-    /// How many nodes `top_nodes` lists (default 200).
+    /// Default 200.
     pub top_k: Option<usize>,
-    /// Seed nodes: node ids (`func:src/a.rs::f`), labels (`fn f()`), bare names or file paths.
+    /// Node ids, names or file paths.
     pub seeds: Option<Vec<String>>,
-    /// Use the files changed against git HEAD (staged or not) as seeds.
+    /// Seed with the files changed against HEAD.
     pub seeds_from_diff: Option<bool>,
-    /// Only files matching one of these globs.
+    /// Globs to keep.
     pub include_filters: Option<Vec<String>>,
-    /// Leave out files matching these globs (default `**/tests/**, **/test/**, **/fixtures/**, vendor/**, generated/**, examples/**`).
+    /// Globs to leave out (default: tests, fixtures, vendor, generated, examples).
     pub exclude_filters: Option<Vec<String>>,
-    /// Only these languages (`rust`, `python`, `javascript`, `typescript`, `tsx`, `go`,
-    /// `java`, `c`, `cpp`).
+    /// Languages to keep.
     pub language_filters: Option<Vec<String>>,
-    /// `SeedOnly` | `Module` | `Community` (default) | `Full`.
+    /// Default Community.
     pub scope: Option<Scope>,
-    /// Include communities (default true).
+    /// Default true.
     pub with_communities: Option<bool>,
-    /// Same as `with_communities`.
+    /// Same as `with_communities` (an older spelling, accepted but not listed).
+    #[schemars(skip)]
     pub community: Option<bool>,
-    /// Community algorithm; only `labelprop`.
+    /// Community algorithm; only `labelprop` (accepted but not listed: no choice).
+    #[schemars(skip)]
     pub comm_alg: Option<String>,
-    /// Most communities listed (default 50).
+    /// Default 50.
     pub max_communities: Option<usize>,
-    /// Sample labels per community (default 10).
+    /// Labels per community (default 10).
     pub max_nodes_per_community: Option<usize>,
-    /// Include call-path samples (default true).
+    /// Default true.
     pub with_paths: Option<bool>,
-    /// Most call paths listed (default 5).
+    /// Default 5.
     pub path_samples: Option<usize>,
-    /// Longest call path in edges (default 5).
+    /// Default 5.
     pub path_max_hops: Option<usize>,
-    /// Token budget of the rendered response, cl100k_base (default 3000).
+    /// Default 3000.
     pub budget_tokens: Option<usize>,
-    /// `json` (default) | `summary` (alias `text`) | `dot`.
+    /// Default json (`text` is summary).
     pub format: Option<Format>,
-    /// Use only edges at least this confident (0-1, default 0.97): call and base edges
-    /// carry the measured precision of the rule that resolved them.
+    /// Minimum edge confidence (default 0.97).
     pub min_confidence: Option<f64>,
 }
 
