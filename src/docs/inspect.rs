@@ -9,6 +9,10 @@ use crate::tools::ToolError;
 
 /// At most this many lines per call; a longer range is cut and says so.
 pub const MAX_LINES: usize = 500;
+/// Default token budget (cl100k_base) of an `inspect_source` answer.
+pub const DEFAULT_BUDGET: usize = 4_000;
+/// The largest `budget_tokens` a call may ask for.
+pub const MAX_BUDGET: usize = 20_000;
 
 /// Arguments of `inspect_source`. Lines are 1-indexed and inclusive.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -23,6 +27,9 @@ pub struct InspectArgs {
     /// means up to the last line.
     #[serde(rename = "endLine", alias = "end_line")]
     pub end_line: i64,
+    /// Default 4000, at most 20000.
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
     /// Read from this workspace instead of the server's.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
@@ -40,8 +47,11 @@ pub struct InspectResponse {
     pub end_line: usize,
     /// Lines in the file.
     pub total_lines: usize,
-    /// True when the range was cut to [`MAX_LINES`] lines.
+    /// True when the range was cut, to [`MAX_LINES`] lines or to the token budget.
     pub truncated: bool,
+    /// Where the cut was and how to read on, when `truncated`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The lines, each as `NUMBER | text`, numbers right-aligned.
     pub content: String,
 }
@@ -92,19 +102,47 @@ pub fn inspect_source(
             p.rel
         )));
     }
+    let budget = args.budget_tokens.unwrap_or(DEFAULT_BUDGET);
+    if !(100..=MAX_BUDGET).contains(&budget) {
+        return Err(ToolError::InvalidArgument(format!(
+            "budget_tokens must be between 100 and {MAX_BUDGET}, got {budget}"
+        )));
+    }
     let wanted_end = (args.end_line as usize).min(total);
-    let end = wanted_end.min(start + MAX_LINES - 1);
+    let mut end = wanted_end.min(start + MAX_LINES - 1);
     let width = end.max(1).to_string().len();
     let mut content = String::new();
+    // The other fields and a note take about this many tokens.
+    let mut tokens = 100;
     for (i, line) in lines.iter().enumerate().take(end).skip(start - 1) {
-        content.push_str(&format!("{:>width$} | {}\n", i + 1, line));
+        let numbered = format!("{:>width$} | {}\n", i + 1, line);
+        // Counted as sent: inside a JSON string (`\n`, `\"` escaped).
+        let t = crate::tools::symbol_summary::count_tokens(
+            &serde_json::to_string(&numbered).unwrap_or_default(),
+        );
+        // The first line is always given, so a call always moves on.
+        if tokens + t > budget && i + 1 > start {
+            end = i;
+            break;
+        }
+        tokens += t;
+        content.push_str(&numbered);
     }
+    let truncated = end < wanted_end;
+    let note = truncated.then(|| {
+        format!(
+            "lines {start}-{end} of {wanted_end} asked (at most {MAX_LINES} per call, cut to \
+             budget_tokens {budget}); continue with startLine {}",
+            end + 1
+        )
+    });
     Ok(InspectResponse {
         path: p.rel,
         start_line: start,
         end_line: end.max(start.min(total)),
         total_lines: total,
-        truncated: end < wanted_end,
+        truncated,
+        note,
         content,
     })
 }
@@ -118,8 +156,35 @@ mod tests {
             path: path.into(),
             start_line: s,
             end_line: e,
+            budget_tokens: None,
             workspace_root: None,
         }
+    }
+
+    /// Long lines fill the token budget before 500 lines: the answer stops at a whole
+    /// line, says where to continue, and always gives at least the first line.
+    #[test]
+    fn lines_are_cut_to_the_token_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let long = "word ".repeat(100);
+        let body: String = (1..=300).map(|i| format!("{i} {long}\n")).collect();
+        std::fs::write(root.join("long.txt"), body).unwrap();
+        let r = inspect_source(&root, &args("long.txt", 1, 300)).unwrap();
+        assert!(r.truncated);
+        assert!(r.end_line > 10 && r.end_line < 300, "{}", r.end_line);
+        assert_eq!(r.content.lines().count(), r.end_line);
+        let rendered = serde_json::to_string(&r).unwrap();
+        assert!(crate::tools::symbol_summary::count_tokens(&rendered) <= DEFAULT_BUDGET);
+        let note = r.note.unwrap();
+        assert!(
+            note.ends_with(&format!("startLine {}", r.end_line + 1)),
+            "{note}"
+        );
+        let mut tiny = args("long.txt", 5, 300);
+        tiny.budget_tokens = Some(100);
+        let r = inspect_source(&root, &tiny).unwrap();
+        assert_eq!((r.start_line, r.end_line, r.truncated), (5, 5, true));
     }
 
     #[test]
@@ -132,7 +197,9 @@ mod tests {
         assert_eq!(r.content, " 9 | line 9\n10 | line 10\n11 | line 11\n");
         assert_eq!((r.start_line, r.end_line, r.total_lines), (9, 11, 1200));
         assert!(!r.truncated);
-        let r = inspect_source(&root, &args("big.txt", 1, 5000)).unwrap();
+        let mut wide = args("big.txt", 1, 5000);
+        wide.budget_tokens = Some(MAX_BUDGET);
+        let r = inspect_source(&root, &wide).unwrap();
         assert_eq!((r.end_line, r.truncated), (MAX_LINES, true));
         assert_eq!(r.content.lines().count(), MAX_LINES);
         let r = inspect_source(&root, &args("big.txt", 1199, 5000)).unwrap();

@@ -474,7 +474,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "query_index",
                 READ_ONLY,
-                "One read-only SQL statement over the index (tables files, nodes, edges, refs; agent memory attached as `memory`); at most `limit` rows, 5 s.",
+                "One read-only SQL statement over the index and agent memory; cut to `limit` rows, budget_tokens and 5 s.",
                 |c, a: QueryArgs| {
                     c.ws.refresh_within(FRESHNESS_WINDOW)?;
                     // Opened (and an older build's memory moved into it) so that it is attached.

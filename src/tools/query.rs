@@ -40,6 +40,11 @@ pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(5);
 pub const PROGRESS_OPS: i32 = 10_000;
 /// The schema name under which the agent-memory database is attached.
 pub const MEMORY_SCHEMA: &str = "memory";
+/// Default token budget (cl100k_base) of a `query_index` answer.
+pub const DEFAULT_BUDGET: usize = 4_000;
+/// The largest `budget_tokens` a call may ask for: an answer stays well under the
+/// 25,000 tokens clients accept from one tool result.
+pub const MAX_BUDGET: usize = 20_000;
 
 /// Arguments of `query_index`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -54,6 +59,9 @@ pub struct QueryArgs {
     /// At most this many rows (default 1000, at most 10000).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Default 4000, at most 20000.
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
     /// Query this directory's index instead of the server's workspace.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
@@ -70,8 +78,14 @@ pub struct QueryResponse {
     pub rows: Vec<Vec<serde_json::Value>>,
     /// Rows returned.
     pub row_count: usize,
-    /// True when the statement had more rows than the limit.
+    /// True when the statement had more rows than were returned (the row limit or the
+    /// token budget cut them).
     pub truncated: bool,
+    /// What was cut and how to get the rest, when `truncated`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Tokens (cl100k_base) of the columns and rows returned.
+    pub tokens: usize,
     /// The row limit applied.
     pub limit: usize,
     /// Wall time of the query in milliseconds.
@@ -187,6 +201,12 @@ pub fn query_index(db: &Path, args: &QueryArgs) -> Result<QueryResponse, ToolErr
             "limit must be between 1 and {MAX_ROW_LIMIT}, got {limit}"
         )));
     }
+    let budget = args.budget_tokens.unwrap_or(DEFAULT_BUDGET);
+    if !(100..=MAX_BUDGET).contains(&budget) {
+        return Err(ToolError::InvalidArgument(format!(
+            "budget_tokens must be between 100 and {MAX_BUDGET}, got {budget}"
+        )));
+    }
     let conn = open(db)?;
     let started = Instant::now();
     let mut rows = Vec::new();
@@ -202,14 +222,49 @@ pub fn query_index(db: &Path, args: &QueryArgs) -> Result<QueryResponse, ToolErr
             Ok(())
         },
     )?;
+    let (kept, tokens) = fit_rows(&outcome.columns, &rows, budget);
+    let cut = kept < rows.len();
+    rows.truncate(kept);
+    let note = if cut {
+        Some(format!(
+            "cut to budget_tokens {budget} after {kept} rows: select fewer columns, narrow the \
+             WHERE, or page with LIMIT {kept} OFFSET {kept} (a larger budget_tokens, up to \
+             {MAX_BUDGET}, returns more)"
+        ))
+    } else if outcome.truncated {
+        Some(format!(
+            "cut to limit {limit} rows: narrow the query or page with LIMIT/OFFSET"
+        ))
+    } else {
+        None
+    };
     Ok(QueryResponse {
         columns: outcome.columns,
         row_count: rows.len(),
         rows,
-        truncated: outcome.truncated,
+        truncated: outcome.truncated || cut,
+        note,
+        tokens,
         limit,
         elapsed_ms: started.elapsed().as_millis() as u64,
     })
+}
+
+/// How many of `rows` fit `budget` tokens with the column names, and their tokens:
+/// each row is counted as the JSON it is sent as.
+fn fit_rows(columns: &[String], rows: &[Vec<serde_json::Value>], budget: usize) -> (usize, usize) {
+    use super::symbol_summary::count_tokens;
+    // The fixed fields (counts, flags, a note) take about this many.
+    const FRAME: usize = 60;
+    let mut tokens = FRAME + count_tokens(&serde_json::to_string(columns).unwrap_or_default());
+    for (i, row) in rows.iter().enumerate() {
+        let t = count_tokens(&serde_json::to_string(row).unwrap_or_default()) + 1;
+        if tokens + t > budget {
+            return (i, tokens);
+        }
+        tokens += t;
+    }
+    (rows.len(), tokens)
 }
 
 /// A cell as JSON.
@@ -265,6 +320,7 @@ mod tests {
         query_index(
             db,
             &QueryArgs {
+                budget_tokens: None,
                 sql: sql.into(),
                 limit: None,
                 workspace_root: None,
@@ -299,6 +355,7 @@ mod tests {
         let r = query_index(
             &path,
             &QueryArgs {
+                budget_tokens: None,
                 sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50) SELECT i FROM c".into(),
                 limit: Some(7),
                 workspace_root: None,
@@ -307,6 +364,38 @@ mod tests {
         .unwrap();
         assert_eq!(r.row_count, 7);
         assert!(r.truncated);
+    }
+
+    /// 200 rows of 40 words each are about 10,000 tokens: the default budget of 4,000
+    /// keeps the rows that fit, says so and how to page on; a bad budget is refused.
+    #[test]
+    fn rows_are_cut_to_the_token_budget() {
+        let (_d, path) = db();
+        let sql = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200) \
+                   SELECT i, printf('%.*c', 200, 'a') || ' ' || replace(hex(zeroblob(40)), '00', 'word ') AS t FROM c";
+        let args = |budget: Option<usize>| QueryArgs {
+            budget_tokens: budget,
+            sql: sql.into(),
+            limit: None,
+            workspace_root: None,
+        };
+        let r = query_index(&path, &args(None)).unwrap();
+        assert!(r.truncated);
+        assert!(r.row_count > 5 && r.row_count < 200, "{}", r.row_count);
+        assert!(r.tokens <= DEFAULT_BUDGET, "{}", r.tokens);
+        let rendered = serde_json::to_string(&r).unwrap();
+        assert!(
+            crate::tools::symbol_summary::count_tokens(&rendered) <= DEFAULT_BUDGET,
+            "the whole answer fits"
+        );
+        let note = r.note.unwrap();
+        assert!(note.contains(&format!("OFFSET {}", r.row_count)), "{note}");
+        let all = query_index(&path, &args(Some(MAX_BUDGET))).unwrap();
+        assert!(!all.truncated && all.row_count == 200 && all.note.is_none());
+        for bad in [0, 99, MAX_BUDGET + 1] {
+            let e = query_index(&path, &args(Some(bad))).unwrap_err();
+            assert_eq!(e.code(), "invalid_argument", "{bad}");
+        }
     }
 
     #[test]
