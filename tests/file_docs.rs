@@ -698,3 +698,59 @@ fn a_fifo_named_like_source_is_refused_at_once_by_every_reading_tool() {
     );
     assert_eq!(r["totalLines"], 21);
 }
+
+/// A file of 1,500 functions, each called from another file: the whole answer would be
+/// about 90,000 tokens. Within the default budget (8,000) the structure is cut step by
+/// step and the source to what is left, and the answer says what was cut and how to
+/// read the rest; a budget too small for even the smallest structure is refused with
+/// the budget that would do.
+#[test]
+fn file_info_fits_its_token_budget() {
+    let (_dir, root) = common::fixture_copy("docs-app");
+    let body: String = (0..1500)
+        .map(|i| format!("def function_number_{i}(argument_a, argument_b):\n    return argument_a + argument_b + {i}\n\n"))
+        .collect();
+    std::fs::write(root.join("big.py"), body).unwrap();
+    let calls: String = (0..1500)
+        .map(|i| format!("    big.function_number_{i}(1, 2)\n"))
+        .collect();
+    std::fs::write(
+        root.join("uses_big.py"),
+        format!("import big\n\ndef use_all():\n{calls}"),
+    )
+    .unwrap();
+    let mut c = start(&root);
+    let info = ok(&mut c, "file_info", json!({"path": "big.py"}));
+    let tokens = info["tokens"].as_u64().unwrap();
+    assert!(tokens <= 8000, "{tokens}");
+    assert_eq!(info["sourceTruncated"], json!(true));
+    let note = info["note"].as_str().unwrap();
+    assert!(note.contains("budget_tokens 8000"), "{note}");
+    assert!(info["promptForHostLLM"]
+        .as_str()
+        .unwrap()
+        .contains("inspect_source"));
+    let wide = ok(
+        &mut c,
+        "file_info",
+        json!({"path": "big.py", "budget_tokens": 20000}),
+    );
+    assert!(wide["tokens"].as_u64().unwrap() <= 20000);
+    assert!(wide["tokens"].as_u64().unwrap() > tokens);
+    let e = err(
+        &mut c,
+        "file_info",
+        json!({"path": "big.py", "budget_tokens": 600}),
+    );
+    assert!(e.starts_with("budget_too_small:"), "{e}");
+    let e = err(
+        &mut c,
+        "file_info",
+        json!({"path": "big.py", "budget_tokens": 100000}),
+    );
+    assert!(e.starts_with("invalid_argument:"), "{e}");
+    // A small file is whole: no note.
+    let small = ok(&mut c, "file_info", json!({"path": "geo/shapes.py"}));
+    assert!(small.get("note").is_none(), "{small}");
+    assert_eq!(small["sourceTruncated"], json!(false));
+}

@@ -31,6 +31,10 @@ pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
 pub const MAX_CALLERS_JSON: usize = 50;
 /// Callers listed per function in the markdown (prompt and saved doc).
 pub const MAX_CALLERS_MARKDOWN: usize = 10;
+/// Default token budget (cl100k_base) of a `file_info` answer.
+pub const DEFAULT_BUDGET: usize = 8_000;
+/// The largest `budget_tokens` a call may ask for.
+pub const MAX_BUDGET: usize = 20_000;
 
 /// Arguments of `file_info`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -38,6 +42,9 @@ pub const MAX_CALLERS_MARKDOWN: usize = 10;
 pub struct FileInfoArgs {
     /// Path to the file, relative to the workspace root.
     pub path: String,
+    /// Default 8000, at most 20000.
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
     /// Use this workspace (and its own index) instead of the server's.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
@@ -93,10 +100,17 @@ pub struct FileInfoResponse {
     pub callback_tool: String,
     /// The structure from the index, as data.
     pub structure: FileStructure,
-    /// True when the source in the prompt was cut to [`MAX_SOURCE_BYTES`].
+    /// True when the source in the prompt was cut (to [`MAX_SOURCE_BYTES`] or to the
+    /// token budget).
     pub source_truncated: bool,
     /// The doc saved earlier for this file, if any, and whether it is stale.
     pub existing_doc: Option<ExistingDoc>,
+    /// What was cut to fit `budget_tokens` and how to read the rest; absent when
+    /// nothing was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Tokens (cl100k_base) of the answer as JSON.
+    pub tokens: usize,
 }
 
 /// A file's structure from the index.
@@ -465,9 +479,10 @@ fn prompt(
     rel: &str,
     s: &FileStructure,
     source: &str,
+    max_source: usize,
     existing: Option<&ExistingDoc>,
 ) -> (String, bool) {
-    let (kept, cut) = saved::cut_at_line(source, MAX_SOURCE_BYTES);
+    let (kept, cut) = saved::cut_at_line(source, max_source.min(MAX_SOURCE_BYTES));
     let fence = saved::fence_for(kept);
     let lang = s.language.as_deref().unwrap_or("");
     let mut p = String::new();
@@ -485,9 +500,9 @@ fn prompt(
     p.push_str(&format!("{fence}\n"));
     if let Some(lines) = cut {
         p.push_str(&format!(
-            "\n(Source cut after line {lines} of {}: the prompt carries at most {} KiB of source. \
-             Read the rest with `inspect_source` {{\"path\": \"{rel}\", \"startLine\": {}, \"endLine\": {}}}, \
-             500 lines per call.)\n",
+            "\n(Source cut after line {lines} of {}: the prompt carries at most {} KiB of source, \
+             and less when budget_tokens is small. Read the rest with `inspect_source` \
+             {{\"path\": \"{rel}\", \"startLine\": {}, \"endLine\": {}}}.)\n",
             s.lines,
             MAX_SOURCE_BYTES / 1024,
             lines + 1,
@@ -537,20 +552,126 @@ fn prompt(
 /// Errors: `outside_workspace`, `not_found` (see [`sandbox::resolve`]); `invalid_argument`
 /// for a directory; `unsupported_file` for a file the index skips (binary, too large,
 /// ignored); `index_failed`, `database_error`, `io_error`.
-pub fn file_info(ws: &Workspace, path: &str) -> Result<FileInfoResponse, ToolError> {
+pub fn file_info(
+    ws: &Workspace,
+    path: &str,
+    budget_tokens: Option<usize>,
+) -> Result<FileInfoResponse, ToolError> {
+    let budget = budget_tokens.unwrap_or(DEFAULT_BUDGET);
+    if !(500..=MAX_BUDGET).contains(&budget) {
+        return Err(ToolError::InvalidArgument(format!(
+            "budget_tokens must be between 500 and {MAX_BUDGET}, got {budget}"
+        )));
+    }
     let l = load(ws, path)?;
-    let s = structure(ws, &l)?;
+    let full = structure(ws, &l)?;
     let existing = saved::existing(ws, "file", &l.path.rel, &l.digest)?;
-    let (prompt, truncated) = prompt(&l.path.rel, &s, &l.source, existing.as_ref());
-    Ok(FileInfoResponse {
-        status: "prompt_ready".into(),
-        path: l.path.rel.clone(),
-        prompt_for_host_llm: prompt,
-        callback_tool: "report_file_info".into(),
-        structure: s,
-        source_truncated: truncated,
-        existing_doc: existing,
-    })
+    let answer = |s: &FileStructure, max_source: usize| {
+        let (prompt, truncated) = prompt(&l.path.rel, s, &l.source, max_source, existing.as_ref());
+        let mut r = FileInfoResponse {
+            status: "prompt_ready".into(),
+            path: l.path.rel.clone(),
+            prompt_for_host_llm: prompt,
+            callback_tool: "report_file_info".into(),
+            structure: s.clone(),
+            source_truncated: truncated,
+            existing_doc: existing.clone(),
+            note: None,
+            tokens: 0,
+        };
+        r.tokens = answer_tokens(&r);
+        r
+    };
+    // The ladder: the whole structure, then fewer callers listed, then none (the
+    // totals stay), then the first functions and classes only; at each step the
+    // source gets what is left of the budget.
+    let mut smallest = usize::MAX;
+    // Room kept for the note that says what was cut.
+    let fit = budget - 150;
+    for (step, s) in ladder(&full).into_iter().enumerate() {
+        let bare = answer(&s, 0);
+        smallest = smallest.min(bare.tokens);
+        // Less room than this for source: try a smaller structure first.
+        if bare.tokens + 300 > fit && step + 1 < LADDER_STEPS {
+            continue;
+        }
+        if bare.tokens > fit {
+            break;
+        }
+        let mut max_source = MAX_SOURCE_BYTES.min(l.source.len());
+        let mut r = answer(&s, max_source);
+        // Code is 3-4 bytes per token: shrink toward the room left, a few times.
+        for _ in 0..6 {
+            if r.tokens <= fit {
+                break;
+            }
+            let room = fit.saturating_sub(bare.tokens);
+            let used = r.tokens.saturating_sub(bare.tokens).max(1);
+            max_source = (max_source as u128 * room as u128 * 9 / 10 / used as u128) as usize;
+            r = answer(&s, max_source);
+        }
+        if r.tokens > fit {
+            r = bare;
+        }
+        let mut cut = Vec::new();
+        if step > 0 {
+            cut.push(LADDER_NOTES[step].to_string());
+        }
+        if r.source_truncated {
+            cut.push(
+                "the source in the prompt is cut at a line (the prompt says where; \
+                 inspect_source reads the rest)"
+                    .to_string(),
+            );
+        }
+        if !cut.is_empty() {
+            r.note = Some(format!(
+                "to fit budget_tokens {budget}: {}; a larger budget_tokens (at most {MAX_BUDGET}) gives more",
+                cut.join("; ")
+            ));
+            r.tokens = answer_tokens(&r);
+        }
+        return Ok(r);
+    }
+    Err(ToolError::BudgetTooSmall(format!(
+        "the structure of {} alone needs about {smallest} tokens; give budget_tokens {} or more",
+        l.path.rel,
+        (smallest + 200).min(MAX_BUDGET)
+    )))
+}
+
+/// Steps of the [`file_info`] ladder.
+const LADDER_STEPS: usize = 4;
+
+/// What each step of the ladder leaves out (step 0 is the whole structure).
+const LADDER_NOTES: [&str; LADDER_STEPS] = [
+    "",
+    "at most 5 callers listed per function (callersTotal has the count)",
+    "no callers listed (callersTotal has the count)",
+    "only the first 40 functions, 20 classes, 40 imports and 40 importers listed (read the \
+     rest with search_symbols or query_index)",
+];
+
+/// The structure at each step of the ladder.
+fn ladder(full: &FileStructure) -> Vec<FileStructure> {
+    let callers = |n: usize| {
+        let mut s = full.clone();
+        for f in &mut s.functions {
+            f.callers.truncate(n);
+        }
+        s
+    };
+    let mut first = callers(0);
+    first.functions.truncate(40);
+    first.classes.truncate(20);
+    first.imports.truncate(40);
+    first.imported_by.truncate(40);
+    vec![full.clone(), callers(5), callers(0), first]
+}
+
+/// Tokens of an answer as the JSON it is sent as.
+fn answer_tokens(r: &FileInfoResponse) -> usize {
+    crate::tools::symbol_summary::count_tokens(&serde_json::to_string(r).unwrap_or_default())
 }
 
 /// Normalizes a reported name for matching: trailing `()` dropped, `.` and `#`

@@ -390,8 +390,8 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "file_info",
                 READ_ONLY,
-                "Documentation prompt for one source file: its structure from the index (functions, classes, imports, callers) and source. Write the doc, then call report_file_info.",
-                |c, a: FileInfoArgs| file_info::file_info(&c.ws, &a.path),
+                "Documentation prompt for a source file: its structure from the index and its source; then call report_file_info.",
+                |c, a: FileInfoArgs| file_info::file_info(&c.ws, &a.path, a.budget_tokens),
             ),
         ),
         (
@@ -408,7 +408,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "folder_info",
                 READ_ONLY,
-                "Documentation prompt for one folder: its files with their roles and the imports and calls across its boundary. Write the doc, then call report_folder_info.",
+                "Documentation prompt for a folder: its files' roles and the imports and calls crossing it; then call report_folder_info.",
                 |c, a: FolderInfoArgs| folder_info::folder_info(&c.ws, &a.path),
             ),
         ),
@@ -450,7 +450,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "open_window",
                 WRITES,
-                "Write an interactive HTML view of the file dependency graph (cycles in red, search, zoom) to .artifacts/graph.html and return its path.",
+                "Write an interactive HTML view of the file dependency graph (cycles in red) to .artifacts/graph.html.",
                 |c, a: OpenWindowArgs| {
                     c.ws.refresh_within(FRESHNESS_WINDOW)?;
                     window::open_window(&c.ws, &a)
