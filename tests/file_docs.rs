@@ -754,3 +754,46 @@ fn file_info_fits_its_token_budget() {
     assert!(small.get("note").is_none(), "{small}");
     assert_eq!(small["sourceTruncated"], json!(false));
 }
+
+/// A folder of 400 files: the lists are halved until the answer fits the budget, the
+/// totals keep the full counts and the note says what was cut.
+#[test]
+fn folder_info_fits_its_token_budget() {
+    let (_dir, root) = common::fixture_copy("docs-app");
+    let many = root.join("many");
+    std::fs::create_dir(&many).unwrap();
+    for i in 0..400 {
+        std::fs::write(
+            many.join(format!("module_{i}.py")),
+            format!(
+                "import many.module_{}\n\ndef helper_{i}():\n    return {i}\n",
+                (i + 1) % 400
+            ),
+        )
+        .unwrap();
+    }
+    let mut c = start(&root);
+    let info = ok(
+        &mut c,
+        "folder_info",
+        json!({"path": "many", "budget_tokens": 2000}),
+    );
+    assert!(
+        info["tokens"].as_u64().unwrap() <= 2000,
+        "{}",
+        info["tokens"]
+    );
+    assert_eq!(info["structure"]["filesTotal"], 400);
+    let listed = info["structure"]["files"].as_array().unwrap().len();
+    assert!(listed < 400, "{listed}");
+    let note = info["note"].as_str().unwrap();
+    assert!(note.contains(&format!("{listed} of 400 files")), "{note}");
+    let whole = ok(&mut c, "folder_info", json!({"path": "geo"}));
+    assert!(whole.get("note").is_none(), "{whole}");
+    let e = err(
+        &mut c,
+        "folder_info",
+        json!({"path": "many", "budget_tokens": 50}),
+    );
+    assert!(e.starts_with("invalid_argument:"), "{e}");
+}

@@ -45,7 +45,7 @@ pub struct FileInfoArgs {
     /// Default 8000, at most 20000.
     #[serde(default)]
     pub budget_tokens: Option<usize>,
-    /// Use this workspace (and its own index) instead of the server's.
+    /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }
@@ -79,7 +79,7 @@ pub struct ReportFileInfoArgs {
     pub outputs: Option<String>,
     /// One entry per documented function, method or class.
     pub functions: Vec<ReportedFunction>,
-    /// Use this workspace (and its own index) instead of the server's.
+    /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot")]
     #[serde(skip_serializing)]
     pub workspace_root: Option<String>,

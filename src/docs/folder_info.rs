@@ -24,6 +24,10 @@ pub const MAX_FILES: usize = 500;
 pub const MAX_EDGES: usize = 200;
 /// Files and edges listed per section in the prompt.
 pub const MAX_PROMPT_ITEMS: usize = 100;
+/// Default token budget (cl100k_base) of a `folder_info` answer.
+pub const DEFAULT_BUDGET: usize = 8_000;
+/// The largest `budget_tokens` a call may ask for.
+pub const MAX_BUDGET: usize = 20_000;
 
 /// Arguments of `folder_info`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -31,7 +35,10 @@ pub const MAX_PROMPT_ITEMS: usize = 100;
 pub struct FolderInfoArgs {
     /// Path to the folder, relative to the workspace root (`.` for the root).
     pub path: String,
-    /// Use this workspace (and its own index) instead of the server's.
+    /// Default 8000, at most 20000.
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+    /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }
@@ -65,7 +72,7 @@ pub struct ReportFolderInfoArgs {
     pub key_files: Vec<KeyFile>,
     /// Description of the internal architecture and relationships.
     pub architecture: String,
-    /// Use this workspace (and its own index) instead of the server's.
+    /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot", skip_serializing)]
     pub workspace_root: Option<String>,
 }
@@ -86,6 +93,11 @@ pub struct FolderInfoResponse {
     pub structure: FolderStructure,
     /// The README saved earlier, if any, and whether it is stale.
     pub existing_doc: Option<ExistingDoc>,
+    /// What was cut to fit `budget_tokens`; absent when nothing was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Tokens (cl100k_base) of the answer as JSON.
+    pub tokens: usize,
 }
 
 /// A folder's structure from the index.
@@ -319,7 +331,8 @@ pub fn structure_markdown(s: &FolderStructure) -> String {
         s.files_total
     ));
     md.push_str("\n### Files (role from the index)\n");
-    for f in s.files.iter().take(MAX_PROMPT_ITEMS) {
+    let shown = s.files.len().min(MAX_PROMPT_ITEMS);
+    for f in s.files.iter().take(shown) {
         let top = if f.top_level.is_empty() {
             String::new()
         } else {
@@ -335,11 +348,8 @@ pub fn structure_markdown(s: &FolderStructure) -> String {
             f.role
         ));
     }
-    if s.files_total > MAX_PROMPT_ITEMS {
-        md.push_str(&format!(
-            "- ... and {} more files\n",
-            s.files_total - MAX_PROMPT_ITEMS
-        ));
+    if s.files_total > shown {
+        md.push_str(&format!("- ... and {} more files\n", s.files_total - shown));
     }
     let section = |md: &mut String, title: &str, edges: &[Edge], total: usize| {
         md.push_str(&format!("\n### {title} ({total})\n"));
@@ -436,17 +446,92 @@ fn prompt(rel: &str, s: &FolderStructure, existing: Option<&ExistingDoc>) -> Str
 ///
 /// Errors: `outside_workspace`, `not_found` (also for a folder with no indexed file);
 /// `invalid_argument` for a file; `index_failed`, `database_error`.
-pub fn folder_info(ws: &Workspace, path: &str) -> Result<FolderInfoResponse, ToolError> {
-    let (rel, s) = load(ws, path)?;
-    let existing = saved::existing(ws, "folder", &rel, &s.digest)?;
-    Ok(FolderInfoResponse {
-        status: "prompt_ready".into(),
-        prompt_for_host_llm: prompt(&rel, &s, existing.as_ref()),
-        path: rel,
-        callback_tool: "report_folder_info".into(),
-        structure: s,
-        existing_doc: existing,
-    })
+pub fn folder_info(
+    ws: &Workspace,
+    path: &str,
+    budget_tokens: Option<usize>,
+) -> Result<FolderInfoResponse, ToolError> {
+    let budget = budget_tokens.unwrap_or(DEFAULT_BUDGET);
+    if !(500..=MAX_BUDGET).contains(&budget) {
+        return Err(ToolError::InvalidArgument(format!(
+            "budget_tokens must be between 500 and {MAX_BUDGET}, got {budget}"
+        )));
+    }
+    let (rel, full) = load(ws, path)?;
+    let existing = saved::existing(ws, "folder", &rel, &full.digest)?;
+    let answer = |s: FolderStructure| {
+        let mut r = FolderInfoResponse {
+            status: "prompt_ready".into(),
+            prompt_for_host_llm: prompt(&rel, &s, existing.as_ref()),
+            path: rel.clone(),
+            callback_tool: "report_folder_info".into(),
+            structure: s,
+            existing_doc: existing.clone(),
+            note: None,
+            tokens: 0,
+        };
+        r.tokens = answer_tokens(&r);
+        r
+    };
+    // Room kept for the note that says what was cut.
+    let fit = budget - 120;
+    // Halve the lists (files, each edge list, the names per file) until it fits; the
+    // `..._total` fields keep the full counts.
+    let (mut files, mut edges, mut names) = (full.files.len(), MAX_EDGES, 50);
+    loop {
+        let mut r = answer(shrink(&full, files, edges, names));
+        let cut = files < full.files.len() || edges < MAX_EDGES || names < 50;
+        if r.tokens <= fit || (!cut && r.tokens <= budget) {
+            if cut {
+                r.note = Some(format!(
+                    "to fit budget_tokens {budget}: {} of {} files listed, at most {edges} edges per \
+                     list and {names} top-level names per file (the ..._total fields have the \
+                     counts); ask for a subfolder, or a larger budget_tokens (at most \
+                     {MAX_BUDGET})",
+                    r.structure.files.len(),
+                    full.files_total
+                ));
+                r.tokens = answer_tokens(&r);
+            }
+            return Ok(r);
+        }
+        if files == 0 && edges == 0 && names == 0 {
+            return Err(ToolError::BudgetTooSmall(format!(
+                "the answer for {rel} needs about {} tokens even with no file or edge listed; \
+                 give budget_tokens {} or more",
+                r.tokens,
+                (r.tokens + 200).min(MAX_BUDGET)
+            )));
+        }
+        files /= 2;
+        edges /= 2;
+        names /= 2;
+    }
+}
+
+/// `full` with at most `files` files, `edges` edges per list and `names` top-level
+/// names per file.
+fn shrink(full: &FolderStructure, files: usize, edges: usize, names: usize) -> FolderStructure {
+    let mut s = full.clone();
+    s.files.truncate(files);
+    for f in &mut s.files {
+        f.top_level.truncate(names);
+    }
+    for list in [
+        &mut s.imports_in,
+        &mut s.imports_out,
+        &mut s.internal_imports,
+        &mut s.calls_in,
+        &mut s.calls_out,
+    ] {
+        list.truncate(edges);
+    }
+    s
+}
+
+/// Tokens of an answer as the JSON it is sent as.
+fn answer_tokens(r: &FolderInfoResponse) -> usize {
+    crate::tools::symbol_summary::count_tokens(&serde_json::to_string(r).unwrap_or_default())
 }
 
 /// The files a key-file name can mean: exact path, path under the folder, or name.

@@ -30,7 +30,7 @@ pub struct InspectArgs {
     /// Default 4000, at most 20000.
     #[serde(default)]
     pub budget_tokens: Option<usize>,
-    /// Read from this workspace instead of the server's.
+    /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }

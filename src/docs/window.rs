@@ -66,7 +66,7 @@ pub struct OpenWindowArgs {
     /// Draw at most this many files, those of highest PageRank (default 300, at most 1000).
     #[serde(default, rename = "maxNodes")]
     pub max_nodes: Option<usize>,
-    /// Draw this workspace's graph instead of the server's.
+    /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
     /// Accepted for compatibility with LLMem's `open_window` (an editor column); ignored:

@@ -409,7 +409,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
                 "folder_info",
                 READ_ONLY,
                 "Documentation prompt for a folder: its files' roles and the imports and calls crossing it; then call report_folder_info.",
-                |c, a: FolderInfoArgs| folder_info::folder_info(&c.ws, &a.path),
+                |c, a: FolderInfoArgs| folder_info::folder_info(&c.ws, &a.path, a.budget_tokens),
             ),
         ),
         (

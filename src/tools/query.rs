@@ -62,7 +62,7 @@ pub struct QueryArgs {
     /// Default 4000, at most 20000.
     #[serde(default)]
     pub budget_tokens: Option<usize>,
-    /// Query this directory's index instead of the server's workspace.
+    /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }
