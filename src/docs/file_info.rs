@@ -551,7 +551,9 @@ fn prompt(
 ///
 /// Errors: `outside_workspace`, `not_found` (see [`sandbox::resolve`]); `invalid_argument`
 /// for a directory; `unsupported_file` for a file the index skips (binary, too large,
-/// ignored); `index_failed`, `database_error`, `io_error`.
+/// ignored); `index_failed`, `database_error`, `io_error`; `invalid_argument` for a
+/// budget outside 500-[`MAX_BUDGET`]; `budget_too_small` when even the smallest
+/// structure (the ladder's last step, without source) does not fit.
 pub fn file_info(
     ws: &Workspace,
     path: &str,
@@ -589,17 +591,17 @@ pub fn file_info(
     // Room kept for the note that says what was cut.
     let fit = budget - 150;
     for (step, s) in ladder(&full).into_iter().enumerate() {
+        let mut max_source = MAX_SOURCE_BYTES.min(l.source.len());
+        let mut r = answer(&s, max_source);
         let bare = answer(&s, 0);
         smallest = smallest.min(bare.tokens);
         // Less room than this for source: try a smaller structure first.
-        if bare.tokens + 300 > fit && step + 1 < LADDER_STEPS {
+        if r.tokens > fit && bare.tokens + 300 > fit && step + 1 < LADDER_STEPS {
             continue;
         }
         if bare.tokens > fit {
             break;
         }
-        let mut max_source = MAX_SOURCE_BYTES.min(l.source.len());
-        let mut r = answer(&s, max_source);
         // Code is 3-4 bytes per token: shrink toward the room left, a few times.
         for _ in 0..6 {
             if r.tokens <= fit {

@@ -445,7 +445,9 @@ fn prompt(rel: &str, s: &FolderStructure, existing: Option<&ExistingDoc>) -> Str
 /// prompt, and the state of a saved README.
 ///
 /// Errors: `outside_workspace`, `not_found` (also for a folder with no indexed file);
-/// `invalid_argument` for a file; `index_failed`, `database_error`.
+/// `invalid_argument` for a file or a budget outside 500-[`MAX_BUDGET`];
+/// `budget_too_small` when the answer does not fit even with every list empty;
+/// `index_failed`, `database_error`.
 pub fn folder_info(
     ws: &Workspace,
     path: &str,

@@ -147,9 +147,12 @@ pub fn tool<A: Args, R: Answer>(
 /// The input schema as `tools/list` sends it: what a client needs to build a call and
 /// nothing else, since every client pays the tool list in context tokens. Dropped:
 /// `$schema`, the type's `title` and own `description` (the tool's description says
-/// it), `format` (schemars' `uint32`, `double`, ... are not JSON Schema formats) and
-/// `minimum: 0` of unsigned numbers (the server checks ranges itself); an optional
-/// property's `[T, "null"]` type is `T` (leaving it out means the default).
+/// it), `format` (schemars' `uint32`, `double`, ... are not JSON Schema formats),
+/// `minimum: 0` of unsigned numbers (the server checks ranges itself),
+/// `additionalProperties: false` and `default: null` (the server refuses unknown
+/// arguments itself), and the descriptions of definitions (the property using one has
+/// its own); an optional property's `[T, "null"]` type is `T` (leaving it out means the
+/// default); a unit enum's `oneOf` of constants is an `enum`, inlined where it is used.
 /// Parameter descriptions stay: they are the tool's documentation.
 pub fn listed_input(schema: &JsonObject) -> JsonObject {
     let mut out = schema.clone();
