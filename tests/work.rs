@@ -560,3 +560,31 @@ fn memory_writes_do_not_wait_for_the_index_writer() {
     locker.execute_batch("COMMIT").unwrap();
     assert_eq!(recent_ids(&mut c), vec![id]);
 }
+
+/// Every task tool answers with the whole tree, so a session's tree is capped at
+/// 40,000 characters of ids and descriptions: a write past it is refused and changes
+/// nothing.
+#[test]
+fn a_task_tree_too_large_for_an_answer_is_refused_and_changes_nothing() {
+    let (_dir, root, db) = workspace();
+    let mut c = start(&root, &db, &[], &[]);
+    ok(c.call(
+        "update_tasks",
+        json!({"sessionId": "big", "tasks": [{"taskId": "keep", "description": "small"}]}),
+    ));
+    let long = "x".repeat(900);
+    let tasks: Vec<Value> = (0..50)
+        .map(|i| json!({"taskId": format!("t{i}"), "description": long}))
+        .collect();
+    let e = err(c.call("update_tasks", json!({"sessionId": "big", "tasks": tasks})));
+    assert!(
+        e.starts_with("invalid_argument:") && e.contains("40000"),
+        "{e}"
+    );
+    let all = ok(c.call("get_all_tasks", json!({"sessionId": "big"})));
+    assert_eq!(all["taskCount"], 1, "{all}");
+    let fits: Vec<Value> = (0..40)
+        .map(|i| json!({"taskId": format!("t{i}"), "description": long}))
+        .collect();
+    ok(c.call("update_tasks", json!({"sessionId": "big", "tasks": fits})));
+}

@@ -29,6 +29,10 @@ pub const MAX_TASK_ID: usize = 20;
 pub const MAX_DESCRIPTION: usize = 1000;
 /// Longest `path`, in characters (as the original).
 pub const MAX_PATH: usize = 500;
+/// Characters of task ids and descriptions one session's tree may hold in all (about
+/// 10,000 tokens): every task tool answers with the whole tree, and that answer must
+/// fit a model's context.
+pub const MAX_TREE_CHARS: usize = 40_000;
 /// Characters a taskId may not contain (it is a path segment).
 const TASK_ID_FORBIDDEN: &[char] = &['/', '\\', ':', '*', '?', '"', '<', '>', '|'];
 
@@ -377,6 +381,16 @@ pub fn update_tasks(store: &MemoryStore, args: &UpdateTasksArgs) -> Result<Tasks
         tx.insert_task(&args.session_id, r)?;
     }
     let tree = load_tree(&tx, &args.session_id)?;
+    let size = tree_chars(&tree);
+    if size > MAX_TREE_CHARS {
+        // Dropping the transaction rolls the write back.
+        return Err(ToolError::InvalidArgument(format!(
+            "the task tree of session {:?} would hold {size} characters of ids and descriptions, \
+             over {MAX_TREE_CHARS} (every task tool answers with the whole tree, which must fit \
+             a model's context): shorten the descriptions or split the work into sessions",
+            args.session_id
+        )));
+    }
     tx.commit()?;
 
     let at = if target.is_empty() {
@@ -390,6 +404,18 @@ pub fn update_tasks(store: &MemoryStore, args: &UpdateTasksArgs) -> Result<Tasks
         args.session_id
     );
     Ok(TasksAnswer::new(&args.session_id, message, tree))
+}
+
+/// Characters of the ids and descriptions of `tasks` and all their subtasks.
+fn tree_chars(tasks: &[Task]) -> usize {
+    tasks
+        .iter()
+        .map(|t| {
+            t.task_id.chars().count()
+                + t.description.chars().count()
+                + t.children.as_deref().map_or(0, tree_chars)
+        })
+        .sum()
 }
 
 /// `get_all_tasks`: the session's whole tree. A session with no tasks (or none yet)

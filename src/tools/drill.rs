@@ -30,14 +30,27 @@ pub const EXPAND_CAP: usize = 200;
 /// Seed of sampled betweenness.
 pub use crate::graph::symbol_graph::BETWEENNESS_SEED;
 
+/// The largest `budget_tokens` the drill-down tools honour: a larger one is taken as
+/// this, so an answer stays well under the 25,000 tokens clients accept.
+pub const MAX_BUDGET: usize = 20_000;
+
 /// Renders `build(limit)` with the largest `limit ≤ max` whose JSON fits `budget`
-/// tokens, halving from `max`; adds `truncated` and `tokens`.
+/// tokens (at most [`MAX_BUDGET`]), halving from `max`; adds `truncated`, `tokens`
+/// and, when cut, a `note` saying so.
 fn fit(budget: usize, max: usize, build: impl Fn(usize) -> Value) -> Result<Value, ToolError> {
+    let budget = budget.min(MAX_BUDGET);
     let mut limit = max;
     loop {
         let mut v = build(limit);
         let truncated = limit < max;
         v["truncated"] = json!(truncated);
+        if truncated {
+            v["note"] = json!(format!(
+                "cut to fit budget_tokens {budget}: the lists hold at most {limit} entries \
+                 (of up to {max}); the *_total fields have the counts; a larger budget_tokens \
+                 (at most {MAX_BUDGET}) or narrower arguments give more"
+            ));
+        }
         let tokens = count_tokens(&v.to_string()) + 8;
         v["tokens"] = json!(tokens);
         if tokens <= budget {
@@ -513,8 +526,12 @@ pub fn expand(whole: &Arc<SymbolGraph>, args: &ExpandArgs) -> Result<Value, Tool
         })
     })
     .map(|mut v| {
-        if total > EXPAND_CAP {
+        if total > EXPAND_CAP && v.get("note").is_none() {
             v["truncated"] = json!(true);
+            v["note"] = json!(format!(
+                "the {EXPAND_CAP} nearest of {total} nodes within radius {radius} (nodes_total); \
+                 a smaller radius gives the whole neighbourhood"
+            ));
         }
         v
     })

@@ -257,7 +257,9 @@ pub fn symbol_source(
     if first <= last {
         for (i, line) in lines.iter().enumerate().take(last).skip(first - 1) {
             let numbered = format!("{:>width$} | {}\n", i + 1, line);
-            let cost = count_tokens(&numbered) + 1;
+            // Counted as sent: inside a JSON string, where quotes, backslashes and
+            // control characters are escaped (a line of quotes costs more tokens).
+            let cost = count_tokens(&serde_json::to_string(&numbered).unwrap_or_default());
             if used + cost > budget {
                 break;
             }
