@@ -617,7 +617,7 @@ pub fn file_info(
         }
         let mut cut = Vec::new();
         if step > 0 {
-            cut.push(LADDER_NOTES[step].to_string());
+            cut.push(ladder_note(step));
         }
         if r.source_truncated {
             cut.push(
@@ -642,33 +642,55 @@ pub fn file_info(
     )))
 }
 
-/// Steps of the [`file_info`] ladder.
-const LADDER_STEPS: usize = 4;
-
-/// What each step of the ladder leaves out (step 0 is the whole structure).
-const LADDER_NOTES: [&str; LADDER_STEPS] = [
-    "",
-    "at most 5 callers listed per function (callersTotal has the count)",
-    "no callers listed (callersTotal has the count)",
-    "only the first 40 functions, 20 classes, 40 imports and 40 importers listed (read the \
-     rest with search_symbols or query_index)",
+/// The steps of the [`file_info`] ladder: callers listed per function, then functions,
+/// classes, imports and importers listed (`usize::MAX`: all). The last step lists
+/// none, so every file fits a budget of a few thousand tokens.
+const LADDER: [(usize, usize); 6] = [
+    (usize::MAX, usize::MAX),
+    (5, usize::MAX),
+    (0, usize::MAX),
+    (0, 40),
+    (0, 10),
+    (0, 0),
 ];
+
+/// Steps of the ladder.
+const LADDER_STEPS: usize = LADDER.len();
+
+/// What step `step` of the ladder leaves out.
+fn ladder_note(step: usize) -> String {
+    match LADDER[step] {
+        (usize::MAX, _) => String::new(),
+        (callers, usize::MAX) if callers > 0 => {
+            format!("at most {callers} callers listed per function (callersTotal has the count)")
+        }
+        (_, usize::MAX) => "no callers listed (callersTotal has the count)".into(),
+        (_, 0) => "no function, class, import or importer listed (search_symbols, \
+                   get_node_details and query_index have them)"
+            .into(),
+        (_, n) => format!(
+            "only the first {n} functions, classes, imports and importers listed (the rest \
+             with search_symbols, get_node_details or query_index)"
+        ),
+    }
+}
 
 /// The structure at each step of the ladder.
 fn ladder(full: &FileStructure) -> Vec<FileStructure> {
-    let callers = |n: usize| {
-        let mut s = full.clone();
-        for f in &mut s.functions {
-            f.callers.truncate(n);
-        }
-        s
-    };
-    let mut first = callers(0);
-    first.functions.truncate(40);
-    first.classes.truncate(20);
-    first.imports.truncate(40);
-    first.imported_by.truncate(40);
-    vec![full.clone(), callers(5), callers(0), first]
+    LADDER
+        .iter()
+        .map(|&(callers, items)| {
+            let mut s = full.clone();
+            for f in &mut s.functions {
+                f.callers.truncate(callers);
+            }
+            s.functions.truncate(items);
+            s.classes.truncate(items);
+            s.imports.truncate(items);
+            s.imported_by.truncate(items);
+            s
+        })
+        .collect()
 }
 
 /// Tokens of an answer as the JSON it is sent as.
