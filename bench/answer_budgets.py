@@ -43,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import constellation_bin, die
+from benchlib import constellation_bin, die, report
 
 CEILING = 25_000
 # A session of its own per run: an earlier run's tree would be read back otherwise.
@@ -230,10 +230,7 @@ def main() -> int:
             if subprocess.run([exe, "index", root, "--db", db, "-q"]).returncode != 0:
                 die("indexing failed")
         problems = asyncio.run(run(exe, root, db, enc, args.timeout))
-    for p in problems:
-        print(f"FAIL: {p}")
-    print("all checks passed" if not problems else f"{len(problems)} check(s) failed")
-    return 1 if problems else 0
+    return report(problems)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,15 @@ def die(msg: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+def report(problems: list[str]) -> int:
+    """Prints each problem as `FAIL: ...` and a last line; the exit status of a check
+    script: 0 when there is none, 1 otherwise."""
+    for p in problems:
+        print(f"FAIL: {p}")
+    print("all checks passed" if not problems else f"{len(problems)} check(s) failed")
+    return 1 if problems else 0
+
+
 def constellation_bin() -> str:
     """The binary under test: $CONSTELLATION_BIN, else target/release/constellation of
     the working directory, else of this repository (absolute)."""

@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import constellation_bin, die
+from benchlib import constellation_bin, die, report
 
 
 def cost(exe: str) -> dict:
@@ -161,10 +161,7 @@ def main() -> int:
             cmd = ["npx", "-y", "@modelcontextprotocol/inspector"] if args.inspector == "npx" else [args.inspector]
             inspector(cmd, exe, args.root, db, everything, problems)
 
-    for p in problems:
-        print(f"FAIL: {p}")
-    print("all checks passed" if not problems else f"{len(problems)} check(s) failed")
-    return 1 if problems else 0
+    return report(problems)
 
 
 if __name__ == "__main__":

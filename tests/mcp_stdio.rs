@@ -266,6 +266,19 @@ fn a_relative_workspace_root_error_names_where_it_led() {
     );
 }
 
+/// The names `tools/list` gives, sorted.
+fn listed_names(c: &mut Client) -> Vec<String> {
+    let list = c.request("tools/list", json!({}));
+    let mut names: Vec<String> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
 /// `serve --tools memory,audit` (and CONSTELLATION_TOOLS) lists only those groups'
 /// tools, and a call to a tool of another group is refused as unknown.
 #[test]
@@ -274,14 +287,7 @@ fn tools_option_offers_only_the_chosen_groups() {
     let db = root.parent().unwrap().join("mcp.db");
     let mut c = Client::start_with(&root, &db, &["--tools", "memory,audit"], &[]);
     handshake(&mut c);
-    let list = c.request("tools/list", json!({}));
-    let mut names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    names.sort();
+    let names = listed_names(&mut c);
     assert_eq!(
         names,
         vec![
@@ -305,14 +311,7 @@ fn tools_option_offers_only_the_chosen_groups() {
 
     let mut c = Client::start_with(&root, &db, &[], &[("CONSTELLATION_TOOLS", "workspace")]);
     handshake(&mut c);
-    let list = c.request("tools/list", json!({}));
-    let mut names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    names.sort();
+    let names = listed_names(&mut c);
     assert_eq!(
         names,
         vec!["get_status", "query_index", "set_workspace_root"]

@@ -33,8 +33,7 @@ pub const MAX_CALLERS_JSON: usize = 50;
 pub const MAX_CALLERS_MARKDOWN: usize = 10;
 /// Default token budget (cl100k_base) of a `file_info` answer.
 pub const DEFAULT_BUDGET: usize = 8_000;
-/// The largest `budget_tokens` a call may ask for.
-pub const MAX_BUDGET: usize = 20_000;
+pub use crate::tools::MAX_BUDGET;
 
 /// Arguments of `file_info`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -559,12 +558,7 @@ pub fn file_info(
     path: &str,
     budget_tokens: Option<usize>,
 ) -> Result<FileInfoResponse, ToolError> {
-    let budget = budget_tokens.unwrap_or(DEFAULT_BUDGET);
-    if !(500..=MAX_BUDGET).contains(&budget) {
-        return Err(ToolError::InvalidArgument(format!(
-            "budget_tokens must be between 500 and {MAX_BUDGET}, got {budget}"
-        )));
-    }
+    let budget = crate::tools::budget_tokens(budget_tokens, DEFAULT_BUDGET, 500)?;
     let l = load(ws, path)?;
     let full = structure(ws, &l)?;
     let existing = saved::existing(ws, "file", &l.path.rel, &l.digest)?;

@@ -26,8 +26,7 @@ pub const MAX_EDGES: usize = 200;
 pub const MAX_PROMPT_ITEMS: usize = 100;
 /// Default token budget (cl100k_base) of a `folder_info` answer.
 pub const DEFAULT_BUDGET: usize = 8_000;
-/// The largest `budget_tokens` a call may ask for.
-pub const MAX_BUDGET: usize = 20_000;
+pub use crate::tools::MAX_BUDGET;
 
 /// Arguments of `folder_info`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -453,12 +452,7 @@ pub fn folder_info(
     path: &str,
     budget_tokens: Option<usize>,
 ) -> Result<FolderInfoResponse, ToolError> {
-    let budget = budget_tokens.unwrap_or(DEFAULT_BUDGET);
-    if !(500..=MAX_BUDGET).contains(&budget) {
-        return Err(ToolError::InvalidArgument(format!(
-            "budget_tokens must be between 500 and {MAX_BUDGET}, got {budget}"
-        )));
-    }
+    let budget = crate::tools::budget_tokens(budget_tokens, DEFAULT_BUDGET, 500)?;
     let (rel, full) = load(ws, path)?;
     let existing = saved::existing(ws, "folder", &rel, &full.digest)?;
     let answer = |s: FolderStructure| {

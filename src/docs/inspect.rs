@@ -11,8 +11,7 @@ use crate::tools::ToolError;
 pub const MAX_LINES: usize = 500;
 /// Default token budget (cl100k_base) of an `inspect_source` answer.
 pub const DEFAULT_BUDGET: usize = 4_000;
-/// The largest `budget_tokens` a call may ask for.
-pub const MAX_BUDGET: usize = 20_000;
+pub use crate::tools::MAX_BUDGET;
 
 /// Arguments of `inspect_source`. Lines are 1-indexed and inclusive.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -102,12 +101,7 @@ pub fn inspect_source(
             p.rel
         )));
     }
-    let budget = args.budget_tokens.unwrap_or(DEFAULT_BUDGET);
-    if !(100..=MAX_BUDGET).contains(&budget) {
-        return Err(ToolError::InvalidArgument(format!(
-            "budget_tokens must be between 100 and {MAX_BUDGET}, got {budget}"
-        )));
-    }
+    let budget = crate::tools::budget_tokens(args.budget_tokens, DEFAULT_BUDGET, 100)?;
     let wanted_end = (args.end_line as usize).min(total);
     let mut end = wanted_end.min(start + MAX_LINES - 1);
     let width = end.max(1).to_string().len();

@@ -30,9 +30,8 @@ pub const EXPAND_CAP: usize = 200;
 /// Seed of sampled betweenness.
 pub use crate::graph::symbol_graph::BETWEENNESS_SEED;
 
-/// The largest `budget_tokens` the drill-down tools honour: a larger one is taken as
-/// this, so an answer stays well under the 25,000 tokens clients accept.
-pub const MAX_BUDGET: usize = 20_000;
+/// The drill-down tools take a larger `budget_tokens` as this.
+pub use super::MAX_BUDGET;
 
 /// Renders `build(limit)` with the largest `limit ≤ max` whose JSON fits `budget`
 /// tokens (at most [`MAX_BUDGET`]), halving from `max`; adds `truncated`, `tokens`

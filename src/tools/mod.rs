@@ -31,6 +31,25 @@ pub use error_code::ErrorCode;
 use crate::index::IndexError;
 use crate::store::StoreError;
 
+/// The largest `budget_tokens` a tool honours (cl100k_base tokens): an answer stays
+/// well under the 25,000 tokens clients accept from one tool result.
+pub const MAX_BUDGET: usize = 20_000;
+
+/// The `budget_tokens` of a call: `given`, else `default`.
+///
+/// Errors: `invalid_argument` when it is below `min` (the tool's smallest useful
+/// answer) or above [`MAX_BUDGET`].
+pub fn budget_tokens(given: Option<usize>, default: usize, min: usize) -> Result<usize, ToolError> {
+    let budget = given.unwrap_or(default);
+    if (min..=MAX_BUDGET).contains(&budget) {
+        Ok(budget)
+    } else {
+        Err(ToolError::InvalidArgument(format!(
+            "budget_tokens must be between {min} and {MAX_BUDGET}, got {budget}"
+        )))
+    }
+}
+
 /// A tool failure. Its text is `CODE: detail`, the code from [`ErrorCode`] (clients may
 /// match on it); the detail says what went wrong and what to do.
 #[derive(Debug, thiserror::Error)]

@@ -42,9 +42,7 @@ pub const PROGRESS_OPS: i32 = 10_000;
 pub const MEMORY_SCHEMA: &str = "memory";
 /// Default token budget (cl100k_base) of a `query_index` answer.
 pub const DEFAULT_BUDGET: usize = 4_000;
-/// The largest `budget_tokens` a call may ask for: an answer stays well under the
-/// 25,000 tokens clients accept from one tool result.
-pub const MAX_BUDGET: usize = 20_000;
+pub use crate::tools::MAX_BUDGET;
 
 /// Arguments of `query_index`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -201,12 +199,7 @@ pub fn query_index(db: &Path, args: &QueryArgs) -> Result<QueryResponse, ToolErr
             "limit must be between 1 and {MAX_ROW_LIMIT}, got {limit}"
         )));
     }
-    let budget = args.budget_tokens.unwrap_or(DEFAULT_BUDGET);
-    if !(100..=MAX_BUDGET).contains(&budget) {
-        return Err(ToolError::InvalidArgument(format!(
-            "budget_tokens must be between 100 and {MAX_BUDGET}, got {budget}"
-        )));
-    }
+    let budget = crate::tools::budget_tokens(args.budget_tokens, DEFAULT_BUDGET, 100)?;
     let conn = open(db)?;
     let started = Instant::now();
     let mut rows = Vec::new();
