@@ -58,12 +58,16 @@ struct Global {
     #[arg(short, long, global = true)]
     quiet: bool,
     /// Skip paths matching this glob (relative to ROOT; repeatable), besides .gitignore,
-    /// hidden files and node_modules.
+    /// hidden files, node_modules and the default excludes.
     #[arg(long, global = true, value_name = "GLOB")]
     exclude: Vec<String>,
     /// Files larger than this many bytes are recorded but not read.
     #[arg(long, global = true, default_value_t = DEFAULT_MAX_FILE_SIZE, value_name = "BYTES")]
     max_file_size: u64,
+    /// Also index vendored, minified and bundled code and lock files (skipped at any
+    /// depth by default; the README lists the names).
+    #[arg(long, global = true)]
+    no_default_excludes: bool,
 }
 
 #[derive(Subcommand)]
@@ -323,7 +327,7 @@ struct SummarizeOpts {
     #[arg(long = "include-filter", value_name = "GLOB")]
     include_filters: Vec<String>,
     /// Leave out files matching this glob (repeatable; replaces the default
-    /// **/tests/**, **/test/**, **/fixtures/**, vendor/**, generated/**, examples/**).
+    /// **/tests/**, **/test/**, **/fixtures/**, **/vendor/**, **/generated/**, **/examples/**).
     #[arg(long = "exclude-filter", value_name = "GLOB")]
     exclude_filters: Vec<String>,
     /// Only this language (repeatable).
@@ -423,6 +427,7 @@ fn options(g: &Global) -> IndexOptions {
         walk: WalkOptions {
             excludes: g.exclude.clone(),
             max_file_size: g.max_file_size,
+            default_excludes: !g.no_default_excludes,
         },
         record_noop: false,
         scip: Vec::new(),

@@ -482,3 +482,74 @@ fn python_interface_change_re_resolves_only_the_lookups_of_its_changed_names() {
     index_json(&root, &full, &["--full"]);
     assert_eq!(canonical_rows(&db), canonical_rows(&full), "{r}");
 }
+
+/// Vendored, minified and lock files are skipped at any depth by default; a minified
+/// JavaScript file under an ordinary name is recorded but not parsed; and
+/// `--no-default-excludes` indexes all of them.
+#[test]
+fn default_excludes_skip_vendored_minified_and_lock_files_at_any_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("w");
+    let packed = format!("!function(e){{{}}}(window);\n", "var a=e.b(1);".repeat(30));
+    for (path, text) in [
+        (
+            "app/main.js",
+            "import { f } from './util.js';\nf();\n".to_string(),
+        ),
+        (
+            "app/util.js",
+            "export function f() { return 1; }\n".to_string(),
+        ),
+        (
+            "app/static/vendor/jquery/jquery.js",
+            "function $() {}\n".to_string(),
+        ),
+        ("app/static/app.min.js", packed.clone()),
+        ("app/static/packed.js", packed),
+        ("package-lock.json", "{}\n".to_string()),
+    ] {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    let db = dir.path().join("i.db");
+    index_json(&root, &db, &[]);
+    let conn = common::open_db(&db);
+    let files = common::strings(
+        &conn,
+        "SELECT path || ' ' || status || ' ' || (SELECT count(*) FROM nodes n WHERE n.file_id = files.id AND n.kind != 'file')
+         FROM files ORDER BY path",
+    );
+    assert_eq!(
+        files,
+        vec![
+            "app/main.js parsed 0",
+            "app/static/packed.js asset 0",
+            "app/util.js parsed 1",
+        ]
+    );
+    let detail = common::strings(
+        &conn,
+        "SELECT detail FROM files WHERE path = 'app/static/packed.js'",
+    );
+    assert!(detail[0].starts_with("minified JavaScript"), "{detail:?}");
+    drop(conn);
+
+    let all = dir.path().join("all.db");
+    index_json(&root, &all, &["--no-default-excludes"]);
+    let conn = common::open_db(&all);
+    let files = common::strings(
+        &conn,
+        "SELECT path || ' ' || status FROM files ORDER BY path",
+    );
+    assert_eq!(
+        files,
+        vec![
+            "app/main.js parsed",
+            "app/static/app.min.js parsed",
+            "app/static/packed.js parsed",
+            "app/static/vendor/jquery/jquery.js parsed",
+            "app/util.js parsed",
+            "package-lock.json asset",
+        ]
+    );
+}

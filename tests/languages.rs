@@ -68,6 +68,8 @@ fn check(name: &str) {
         "--db",
         db.to_str().unwrap(),
         "--json",
+        // go-mod shows how a vendored package resolves; vendor/ is skipped by default.
+        "--no-default-excludes",
     ]);
     let got: Value = serde_json::from_str(&out).unwrap();
     let want: Value = serde_json::from_str(&block(&readme, "json").join("\n")).unwrap();
@@ -75,6 +77,15 @@ fn check(name: &str) {
     for key in ["topHubs", "circularDependencies", "orphanFiles"] {
         assert_eq!(got["insights"][key], want["insights"][key], "{name}: {key}");
     }
+    // A README that lists no file loaded by name expects none.
+    let by_name = match &want["insights"]["loadedByName"] {
+        Value::Null => Value::Array(Vec::new()),
+        v => v.clone(),
+    };
+    assert_eq!(
+        got["insights"]["loadedByName"], by_name,
+        "{name}: loadedByName"
+    );
 
     let conn = common::open_db(&db);
     let symbols = rows(
@@ -125,7 +136,19 @@ fn c_and_cpp_library_matches_readme() {
 /// types) are `external`, not guessed against a workspace function of the same name.
 #[test]
 fn go_calls_into_external_packages_are_external() {
-    let (_dir, _root, db) = common::indexed_fixture("go-mod");
+    let (_dir, root) = common::fixture_copy("go-mod");
+    let db = root.parent().unwrap().join("index.db");
+    let index = |extra: &[&str]| {
+        let mut args = vec![
+            "index",
+            root.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        common::run_ok(&args);
+    };
+    index(&["--no-default-excludes"]);
     let conn = common::open_db(&db);
     let external = rows(
         &conn,
@@ -141,6 +164,28 @@ fn go_calls_into_external_packages_are_external() {
             "main.go\t19\tfmt.Println",
             "main.go\t24\tfmt.Sprintf",
             "pricing/pricing.go\t30\tmath.Round",
+        ]
+    );
+    drop(conn);
+    // By default vendor/ is not indexed: the vendored logger is a package outside the
+    // workspace like any other, and its calls are external too.
+    index(&[]);
+    let conn = common::open_db(&db);
+    let vendored = rows(
+        &conn,
+        "SELECT count(*) FROM files WHERE path LIKE 'vendor/%'",
+    );
+    assert_eq!(vendored, vec!["0"]);
+    let log_calls = rows(
+        &conn,
+        "SELECT path, line, qualifier || '.' || name, status FROM unresolved_refs
+         WHERE kind = 'call' AND qualifier = 'log' ORDER BY 1, 2",
+    );
+    assert_eq!(
+        log_calls,
+        vec![
+            "main.go\t17\tlog.Info\texternal",
+            "main.go\t24\tlog.Info\texternal"
         ]
     );
 }
@@ -183,6 +228,7 @@ fn go_qualified_calls_resolve_the_same_after_an_edit() {
             root.to_str().unwrap(),
             "--db",
             db.to_str().unwrap(),
+            "--no-default-excludes",
         ])
     };
     index();

@@ -12,6 +12,44 @@ use petgraph::graph::DiGraph;
 
 use crate::graph::splitmix::SplitMix64;
 
+/// The path that names a group of nodes by where they live: the deepest path prefix
+/// (a directory, or a whole file) that holds at least half of `paths` (one entry per
+/// node, root-relative, `/` separators); when no prefix holds half, the deepest of
+/// those holding the most. Ties go to the prefix with more members, then the
+/// lexicographically smaller. `""` for no paths.
+///
+/// Examples: nodes spread over `pkg/db/models/query.py` and `pkg/db/models/base.py`
+/// give `pkg/db/models`; most of them in one file gives that file.
+/// Cost: O(total path length) time and memory.
+pub fn common_path<'a>(paths: impl IntoIterator<Item = &'a str>) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut n = 0usize;
+    for p in paths {
+        n += 1;
+        for (i, b) in p.bytes().enumerate() {
+            if b == b'/' {
+                *counts.entry(&p[..i]).or_insert(0) += 1;
+            }
+        }
+        *counts.entry(p).or_insert(0) += 1;
+    }
+    let depth = |p: &str| p.bytes().filter(|&b| b == b'/').count();
+    let most = counts.values().copied().max().unwrap_or(0);
+    let enough = |c: usize| 2 * c >= n || c == most;
+    let half_reached = counts.values().any(|&c| 2 * c >= n);
+    counts
+        .into_iter()
+        .filter(|&(_, c)| if half_reached { 2 * c >= n } else { enough(c) })
+        .max_by(|a, b| {
+            depth(a.0)
+                .cmp(&depth(b.0))
+                .then(a.1.cmp(&b.1))
+                .then(b.0.cmp(a.0))
+        })
+        .map(|(p, _)| p.to_string())
+        .unwrap_or_default()
+}
+
 /// Asynchronous label propagation (Raghavan, Albert & Kumara 2007, "Near linear time
 /// algorithm to detect community structures in large-scale networks", Phys. Rev. E 76).
 ///
@@ -280,5 +318,31 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn common_path_is_the_deepest_prefix_holding_half() {
+        assert_eq!(common_path([]), "");
+        assert_eq!(
+            common_path([
+                "pkg/db/models/query.py",
+                "pkg/db/models/base.py",
+                "pkg/db/models/fields.py",
+                "pkg/http/request.py",
+            ]),
+            "pkg/db/models"
+        );
+        // Most nodes in one file: that file.
+        assert_eq!(
+            common_path(["rich/console.py", "rich/console.py", "rich/text.py"]),
+            "rich/console.py"
+        );
+        // Spread over top-level directories with none holding half: the deepest of the
+        // most common.
+        assert_eq!(
+            common_path(["a/x.py", "a/y.py", "b/z.py", "c/w.py", "d/v.py"]),
+            "a"
+        );
+        assert_eq!(common_path(["setup.py"]), "setup.py");
     }
 }

@@ -238,6 +238,24 @@ fn read_file(w: &WalkedFile, prev: Option<&StoredFile>, opts: &IndexOptions) -> 
         return Outcome::Content(c);
     }
     let language = Language::detect(&w.path, &bytes);
+    if opts.walk.default_excludes
+        && language == Some(Language::JavaScript)
+        && walk::looks_minified(&bytes)
+    {
+        // Minified code under an ordinary name: its one-letter symbols and packed calls
+        // would crowd the graph; recorded as a file, not parsed.
+        let mut c = content(
+            "asset",
+            Some(digest),
+            format!(
+                "minified JavaScript (lines average over {} characters): not parsed; \
+                 --no-default-excludes parses it",
+                walk::MINIFIED_AVERAGE_LINE
+            ),
+        );
+        c.lines = lines;
+        return Outcome::Content(c);
+    }
     let (status, facts, detail) = match language {
         None => ("asset", None, None),
         Some(lang) => match lang::extract(lang, &bytes) {

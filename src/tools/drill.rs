@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::graph::communities::common_path;
 use crate::graph::paths::k_shortest_paths;
 use crate::graph::symbol_graph::EdgeKind;
 use crate::graph::SymbolGraph;
@@ -449,10 +450,12 @@ pub fn get_community(whole: &Arc<SymbolGraph>, args: &CommunityArgs) -> Result<V
         .map(|(o, (n, w))| json!({"dst": comms.ids[o], "edges": n, "weight_sum": (w * 100.0).round() / 100.0}))
         .collect();
     out_edges.sort_by(|a, b| b["edges"].as_u64().cmp(&a["edges"].as_u64()));
+    let label = common_path(members.iter().map(|&m| g.node(m).path.as_str()));
     let max = members.len().max(files.len()).max(out_edges.len()).min(100);
     fit(args.budget_tokens.unwrap_or(DEFAULT_BUDGET), max, |k| {
         json!({
             "community_id": args.community_id,
+            "label": label,
             "size": members.len(),
             "top_nodes": members.iter().take(k.min(20)).map(|&m| json!([g.node(m).key, pr[m.index()]])).collect::<Vec<_>>(),
             "files_total": files.len(),

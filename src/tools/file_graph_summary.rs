@@ -2,7 +2,7 @@
 //! digested into metrics, hubs, cycles and orphans, after making sure the index
 //! matches the disk.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use schemars::JsonSchema;
@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::graph::FileGraph;
 use crate::index::Progress;
+use crate::lang::Language;
 
+use super::test_files::is_test_file;
 use super::workspace::Workspace;
 use super::ToolError;
 
@@ -47,8 +49,41 @@ pub struct Insights {
     pub top_hubs: Vec<Hub>,
     /// One closed cycle `[a, b, a]` per strongly connected component of files, at most 50.
     pub circular_dependencies: Vec<Vec<String>>,
-    /// Files with no import in or out, in path order, at most 200.
+    /// Files with no import in or out, in path order, at most 200, except those in
+    /// `loadedByName`.
     pub orphan_files: Vec<String>,
+    /// Code files with no import in or out that a runner or framework most likely loads
+    /// by their name or place (as [`loaded_by_name`]), in path order, at most 200.
+    pub loaded_by_name: Vec<String>,
+}
+
+/// How many directories must hold an orphan code file of the same name for that name
+/// to count as a convention (`locale/*/formats.py`, `plugins/*/plugin.py`).
+pub const REPEATED_NAME_DIRS: usize = 3;
+
+/// Whether the orphan file `path` is most likely loaded by name or place rather than
+/// imported: a test file by its language's convention (a runner collects it); an
+/// entry point or tool configuration (`__main__.py`, `setup.py`, `manage.py`,
+/// `build.rs`, `*.config.js` and the like); a Python migration (under `migrations/`);
+/// or a code file whose name `repeated` counts in at least [`REPEATED_NAME_DIRS`]
+/// directories among the orphans. Only code files qualify.
+pub fn loaded_by_name(path: &str, repeated: &HashMap<&str, usize>) -> bool {
+    let Some(lang) = Language::from_path(path) else {
+        return false;
+    };
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let config = {
+        let parts: Vec<&str> = name.split('.').collect();
+        parts.len() > 2 && parts[parts.len() - 2] == "config"
+    };
+    is_test_file(path)
+        || config
+        || matches!(
+            name,
+            "__main__.py" | "setup.py" | "manage.py" | "build.rs" | "gulpfile.js" | "Gruntfile.js"
+        )
+        || (lang == Language::Python && path.contains("migrations/"))
+        || repeated.get(name).copied().unwrap_or(0) >= REPEATED_NAME_DIRS
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -102,12 +137,29 @@ pub fn summarize(g: &FileGraph, scan_duration_ms: u64, cache_used: bool) -> Summ
         .iter()
         .map(|c| c.iter().map(|&ix| g.path(ix).to_string()).collect())
         .collect();
-    let orphans = g.orphans();
+    let orphans: Vec<&str> = g.orphans().into_iter().map(|ix| g.path(ix)).collect();
+    let mut repeated: HashMap<&str, usize> = HashMap::new();
+    for p in &orphans {
+        if Language::from_path(p).is_some() {
+            *repeated
+                .entry(p.rsplit('/').next().unwrap_or(p))
+                .or_insert(0) += 1;
+        }
+    }
+    let (by_name, orphans): (Vec<&str>, Vec<&str>) = orphans
+        .into_iter()
+        .partition(|p| loaded_by_name(p, &repeated));
     let orphan_total = orphans.len();
+    let by_name_total = by_name.len();
     let orphan_files: Vec<String> = orphans
         .into_iter()
         .take(MAX_ORPHANS)
-        .map(|ix| g.path(ix).to_string())
+        .map(str::to_string)
+        .collect();
+    let loaded_by_name: Vec<String> = by_name
+        .into_iter()
+        .take(MAX_ORPHANS)
+        .map(str::to_string)
         .collect();
     let files = g.graph.node_count();
     let deps = g.graph.edge_count();
@@ -158,6 +210,19 @@ pub fn summarize(g: &FileGraph, scan_duration_ms: u64, cache_used: bool) -> Summ
             }
         ));
     }
+    if by_name_total > 0 {
+        text.push_str(&format!(
+            " {by_name_total} more code file{} none either but {} most likely loaded by name \
+             (tests, entry points, migrations, a name repeated in {REPEATED_NAME_DIRS}+ directories){}.",
+            if by_name_total == 1 { " has" } else { "s have" },
+            if by_name_total == 1 { "is" } else { "are" },
+            if by_name_total > MAX_ORPHANS {
+                format!("; the first {MAX_ORPHANS} are listed")
+            } else {
+                String::new()
+            }
+        ));
+    }
     SummaryResponse {
         summary: text,
         metrics: Metrics {
@@ -169,6 +234,7 @@ pub fn summarize(g: &FileGraph, scan_duration_ms: u64, cache_used: bool) -> Summ
             top_hubs: hubs,
             circular_dependencies: circular,
             orphan_files,
+            loaded_by_name,
         },
         metadata: Metadata {
             scan_duration_ms,
@@ -217,5 +283,48 @@ pub fn render_text(r: &SummaryResponse) -> String {
             r.insights.orphan_files.len() - 30
         ));
     }
+    if !r.insights.loaded_by_name.is_empty() {
+        out.push_str(&format!(
+            "\nNo imports, loaded by name ({} listed): {}\n",
+            r.insights.loaded_by_name.len(),
+            r.insights
+                .loaded_by_name
+                .iter()
+                .take(10)
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conventions_and_repeated_names_are_loaded_by_name() {
+        let repeated: HashMap<&str, usize> = [("formats.py", 3), ("helpers.py", 2)].into();
+        for path in [
+            "pkg/conf/locale/de/formats.py",
+            "tests/test_api.py",
+            "pkg/__main__.py",
+            "setup.py",
+            "pkg/migrations/0001_initial.py",
+            "web/jest.config.js",
+            "build.rs",
+            "cart/cart_test.go",
+        ] {
+            assert!(loaded_by_name(path, &repeated), "{path}");
+        }
+        for path in [
+            "pkg/helpers.py",
+            "pkg/unused.py",
+            "docs/logo.svg",
+            "pkg/conf/locale/de/LC_MESSAGES/django.po",
+        ] {
+            assert!(!loaded_by_name(path, &repeated), "{path}");
+        }
+    }
 }

@@ -1,8 +1,10 @@
 //! Which files exist: the walk of a workspace, their stat, and blake3 digests.
 //!
 //! Honours `.gitignore`, `.ignore` and git's exclude files (also outside a git
-//! repository), skips hidden files and directories, `node_modules` and user `--exclude`
-//! globs, and never follows a symbolic link (so nothing outside the root is reached).
+//! repository), skips hidden files and directories, `node_modules`, the
+//! [`DEFAULT_EXCLUDES`] (vendored, minified and bundled code, lock files; at any depth,
+//! unless turned off) and user `--exclude` globs, and never follows a symbolic link (so
+//! nothing outside the root is reached).
 //! Does not open the database and does not parse.
 
 use std::path::{Path, PathBuf};
@@ -14,8 +16,60 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 /// Default cap on the size of a file that is read: 2 MiB.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
 
-/// Directory names skipped everywhere, besides hidden ones and ignore files.
+/// Directory names skipped everywhere, besides hidden ones and ignore files (always:
+/// installed packages are never the workspace's own code).
 pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &["node_modules"];
+
+/// File and directory names skipped at any depth unless [`WalkOptions::default_excludes`]
+/// is off (CLI `--no-default-excludes`): vendored and installed third-party code,
+/// minified and bundled JavaScript and CSS, source maps, and package managers' lock
+/// files. Each is a glob over one path component (a name), so `vendor` skips
+/// `vendor/`, `web/static/vendor/` and so on. A JavaScript file minified under another
+/// name is caught by its content instead (see [`looks_minified`]).
+pub const DEFAULT_EXCLUDES: &[&str] = &[
+    // Vendored or installed third-party code.
+    "vendor",
+    "bower_components",
+    "jspm_packages",
+    // Minified and bundled code, source maps.
+    "*.min.js",
+    "*.min.mjs",
+    "*.min.cjs",
+    "*.min.css",
+    "*-min.js",
+    "*.bundle.js",
+    "*.js.map",
+    "*.css.map",
+    // Lock files.
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lockb",
+    "Cargo.lock",
+    "poetry.lock",
+    "Pipfile.lock",
+    "uv.lock",
+    "composer.lock",
+    "Gemfile.lock",
+    "go.sum",
+];
+
+/// Average line length, in bytes, above which a JavaScript file counts as minified
+/// (GitHub linguist's rule for `.js` and `.css` files).
+pub const MINIFIED_AVERAGE_LINE: usize = 110;
+
+/// True when `bytes` (a JavaScript file's content) looks minified: its lines average
+/// more than [`MINIFIED_AVERAGE_LINE`] bytes (GitHub linguist's `minified_files?`).
+/// Empty content is not minified.
+pub fn looks_minified(bytes: &[u8]) -> bool {
+    if bytes.is_empty() {
+        return false;
+    }
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    let lines = newlines + usize::from(bytes.last() != Some(&b'\n'));
+    (bytes.len() - newlines) / lines.max(1) > MINIFIED_AVERAGE_LINE
+}
 
 /// How to walk.
 #[derive(Debug, Clone)]
@@ -25,6 +79,9 @@ pub struct WalkOptions {
     pub excludes: Vec<String>,
     /// Files larger than this many bytes are recorded but not read.
     pub max_file_size: u64,
+    /// Skip the [`DEFAULT_EXCLUDES`] and leave minified JavaScript unparsed (default
+    /// true).
+    pub default_excludes: bool,
 }
 
 impl Default for WalkOptions {
@@ -32,6 +89,7 @@ impl Default for WalkOptions {
         WalkOptions {
             excludes: Vec::new(),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            default_excludes: true,
         }
     }
 }
@@ -116,6 +174,18 @@ fn exclude_set(globs: &[String]) -> Result<GlobSet, WalkError> {
     })
 }
 
+/// The [`DEFAULT_EXCLUDES`], compiled to match one path component.
+fn default_exclude_set() -> GlobSet {
+    let mut b = GlobSetBuilder::new();
+    for g in DEFAULT_EXCLUDES {
+        // The globs are constants; one that does not compile is a bug caught by the tests.
+        if let Ok(glob) = Glob::new(g) {
+            b.add(glob);
+        }
+    }
+    b.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
 /// Root-relative path with `/` separators.
 fn relative(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).ok()?;
@@ -168,6 +238,11 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, WalkError> {
         return Err(WalkError::NotADirectory(root.to_path_buf()));
     }
     let excludes = exclude_set(&opts.excludes)?;
+    let default_names = if opts.default_excludes {
+        default_exclude_set()
+    } else {
+        GlobSet::empty()
+    };
     let root_owned = root.to_path_buf();
     let filter_root = root_owned.clone();
     let mut builder = ignore::WalkBuilder::new(root);
@@ -185,6 +260,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, WalkError> {
             let name = e.file_name().to_string_lossy();
             if e.file_type().is_some_and(|t| t.is_dir()) && DEFAULT_EXCLUDED_DIRS.contains(&&*name)
             {
+                return false;
+            }
+            if e.depth() > 0 && default_names.is_match(&*name) {
                 return false;
             }
             if excludes.is_empty() {
@@ -391,6 +469,59 @@ mod tests {
         assert_eq!(paths, vec!["src/a.rs"]);
         assert_eq!(files[0].size, 9);
         assert!(files[0].mtime_ns > 0);
+    }
+
+    #[test]
+    fn default_excludes_match_at_any_depth_and_can_be_turned_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for p in [
+            "app/main.js",
+            "app/static/vendor/jquery/jquery.js",
+            "app/static/app.min.js",
+            "app/static/app.bundle.js",
+            "app/static/app.js.map",
+            "vendor/lib.go",
+            "web/package-lock.json",
+            "Cargo.lock",
+            "minimal.js",
+        ] {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), "x").unwrap();
+        }
+        let paths = |opts: &WalkOptions| -> Vec<String> {
+            walk(root, opts)
+                .unwrap()
+                .files
+                .into_iter()
+                .map(|f| f.path)
+                .collect()
+        };
+        assert_eq!(
+            paths(&WalkOptions::default()),
+            vec!["app/main.js", "minimal.js"]
+        );
+        let all = WalkOptions {
+            default_excludes: false,
+            ..WalkOptions::default()
+        };
+        assert_eq!(paths(&all).len(), 9);
+        // A root that is itself named like a default exclude is still walked.
+        let inner = WalkOptions::default();
+        let got = walk(&root.join("vendor"), &inner).unwrap().files;
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].path, "lib.go");
+    }
+
+    #[test]
+    fn minified_means_long_lines_on_average() {
+        assert!(!looks_minified(b""));
+        assert!(!looks_minified(b"var a = 1;\nfunction f() { return a; }\n"));
+        let long = format!("!function(e){{{}}}();\n", "var a=1;".repeat(40));
+        assert!(looks_minified(long.as_bytes()));
+        // Two long lines among many short ones: not minified.
+        let mixed = format!("{long}{long}{}", "x = 1;\n".repeat(50));
+        assert!(!looks_minified(mixed.as_bytes()));
     }
 
     #[test]

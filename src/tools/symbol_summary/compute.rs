@@ -10,7 +10,7 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
 use crate::graph::articulation::articulation_points;
-use crate::graph::communities::community_edges;
+use crate::graph::communities::{common_path, community_edges};
 use crate::graph::cycles::{find_cycles, CycleLimits};
 use crate::graph::pagerank::{personalized_pagerank, PageRankOptions};
 use crate::graph::paths::k_shortest_paths;
@@ -253,6 +253,7 @@ fn communities_of(
             nodes.sort_by(|a, b| pr[b.index()].total_cmp(&pr[a.index()]).then(a.cmp(b)));
             let out = CommunityOut {
                 id: global.ids[label].clone(),
+                label: common_path(nodes.iter().map(|&n| g.node(n).path.as_str())),
                 size: nodes.len(),
                 samples: nodes
                     .iter()

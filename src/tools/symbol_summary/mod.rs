@@ -35,9 +35,9 @@ pub const DEFAULT_EXCLUDES: &[&str] = &[
     "**/tests/**",
     "**/test/**",
     "**/fixtures/**",
-    "vendor/**",
-    "generated/**",
-    "examples/**",
+    "**/vendor/**",
+    "**/generated/**",
+    "**/examples/**",
 ];
 
 /// How much of the graph the summary covers.
@@ -141,8 +141,12 @@ pub struct GraphStats {
 /// One community of the kept graph.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct CommunityOut {
-    /// The file node most of its members belong to (`file:PATH`).
+    /// The file node most of its members belong to (`file:PATH`, `#2` and so on when
+    /// that file leads several); pass it to `get_community`.
     pub id: String,
+    /// Where its listed members live: the deepest directory or file holding at least
+    /// half of them (as `graph::communities::common_path`).
+    pub label: String,
     pub size: usize,
     /// Labels of its most central members.
     pub samples: Vec<String>,

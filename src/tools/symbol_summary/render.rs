@@ -132,9 +132,10 @@ fn render_summary(r: &SummarizeResponse) -> String {
         out.push_str("Communities:\n");
         for c in cs {
             out.push_str(&format!(
-                "  {} ({} nodes): {}\n",
-                c.id,
+                "  {} ({} nodes, id {}): {}\n",
+                c.label,
                 c.size,
+                c.id,
                 c.samples.join(", ")
             ));
         }
