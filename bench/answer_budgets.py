@@ -57,6 +57,7 @@ DEFAULT_BUDGET = {
     "search_symbols": 3000, "get_symbol_source": 3000,
     "get_impact": 4000, "diff_impact": 4000, "query_index": 4000, "inspect_source": 4000,
     "file_info": 8000, "folder_info": 8000,
+    "report_file_info": 2000, "report_folder_info": 2000,
 }
 
 
@@ -158,6 +159,7 @@ def calls(exe: str, root: str, db: str) -> list[tuple[str, dict]]:
         ("sequentialthinking", {"thought": "Plan the budget check.", "thoughtNumber": 1,
                                 "totalThoughts": 2, "nextThoughtNeeded": True}),
         ("report_file_info", {"path": big, "overview": "o", "functions": []}),
+        ("report_file_info", {"path": big, "overview": "o", "functions": [], "budget_tokens": 20000}),
         ("report_folder_info", {"path": folder, "overview": "o", "key_files": [], "architecture": "a"}),
     ]
 

@@ -797,3 +797,49 @@ fn folder_info_fits_its_token_budget() {
     );
     assert!(e.starts_with("invalid_argument:"), "{e}");
 }
+
+/// report_file_info on a file of 400 functions, each documented: the answer (which
+/// echoes the markdown) is cut to its budget, the markdown first, and says so; the saved
+/// document is whole. A budget outside 300-20,000 is refused before anything is saved.
+#[test]
+fn report_answers_fit_their_token_budget() {
+    let (_dir, root) = common::fixture_copy("docs-app");
+    let body: String = (0..400)
+        .map(|i| format!("def function_number_{i}(a, b):\n    return a + b + {i}\n\n"))
+        .collect();
+    std::fs::write(root.join("big.py"), body).unwrap();
+    let mut c = start(&root);
+    let report = |budget: Option<u64>| {
+        let mut args = json!({
+            "path": "big.py",
+            "overview": "Four hundred small adders.",
+            "functions": (0..400).map(|i| json!({
+                "name": format!("function_number_{i}"),
+                "purpose": format!("Adds a and b and {i}."),
+                "implementation": "- returns the sum of its arguments and a constant",
+            })).collect::<Vec<_>>(),
+        });
+        if let Some(b) = budget {
+            args["budget_tokens"] = json!(b);
+        }
+        args
+    };
+    let e = err(&mut c, "report_file_info", report(Some(100)));
+    assert!(e.starts_with("invalid_argument:"), "{e}");
+    assert!(!root.join(".artifacts/src/big.py.md").exists());
+    let tokens = |v: &Value| {
+        constellation::tools::symbol_summary::count_tokens(&serde_json::to_string(v).unwrap())
+    };
+    let saved = ok(&mut c, "report_file_info", report(None));
+    assert!(tokens(&saved) <= 2000, "{}", tokens(&saved));
+    let note = saved["note"].as_str().unwrap();
+    assert!(note.contains("budget_tokens 2000"), "{note}");
+    let whole =
+        std::fs::read_to_string(root.join(saved["artifactPath"].as_str().unwrap())).unwrap();
+    assert!(whole.contains("function_number_399"));
+    assert!(whole.len() > saved["markdown"].as_str().unwrap().len());
+    assert!(whole.starts_with(saved["markdown"].as_str().unwrap()));
+    let wide = ok(&mut c, "report_file_info", report(Some(20000)));
+    assert!(tokens(&wide) <= 20000);
+    assert!(wide["markdown"].as_str().unwrap().len() > saved["markdown"].as_str().unwrap().len());
+}

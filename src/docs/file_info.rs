@@ -53,8 +53,8 @@ pub struct FileInfoArgs {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportedFunction {
-    /// A function, method or class listed by `file_info`: the bare name (`load`) or
-    /// the qualified one (`Npm::load`, also written `Npm.load`).
+    /// A function, method or class of `file_info`: bare (`load`) or qualified
+    /// (`Npm::load`, `Npm.load`).
     pub name: String,
     /// One sentence: what it does.
     pub purpose: String,
@@ -78,6 +78,9 @@ pub struct ReportFileInfoArgs {
     pub outputs: Option<String>,
     /// One entry per documented function, method or class.
     pub functions: Vec<ReportedFunction>,
+    /// Default 2000, at most 20000.
+    #[serde(default, skip_serializing)]
+    pub budget_tokens: Option<usize>,
     /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot")]
     #[serde(skip_serializing)]
@@ -877,10 +880,18 @@ fn connections(rel: &str, s: &FileStructure) -> String {
 /// the markdown, writes it to `.artifacts/src/<dir>/<file_name>.md` atomically and
 /// stores it in `file_docs` with the file's digest now.
 ///
-/// Errors: those of [`file_info`]; `invalid_argument` for an empty overview or
-/// purpose, or names that match no function, method or class of the file (all of them
+/// The answer is cut to `budget_tokens` by [`saved::fit_saved`] (the saved document
+/// never is).
+///
+/// Errors: those of [`file_info`]; `invalid_argument` for a `budget_tokens` outside
+/// 300-[`MAX_BUDGET`], an empty overview or purpose, or names that match no function, method or class of the file (all of them
 /// are listed, with the names that would match; nothing is written).
 pub fn report_file_info(ws: &Workspace, args: &ReportFileInfoArgs) -> Result<SavedDoc, ToolError> {
+    let budget = crate::tools::budget_tokens(
+        args.budget_tokens,
+        saved::REPORT_BUDGET,
+        saved::REPORT_MIN_BUDGET,
+    )?;
     if args.overview.trim().is_empty() {
         return Err(ToolError::InvalidArgument("overview is empty".into()));
     }
@@ -926,7 +937,7 @@ pub fn report_file_info(ws: &Workspace, args: &ReportFileInfoArgs) -> Result<Sav
         .collect();
     let markdown = render_markdown(&l.path.rel, &s, args);
     let report = serde_json::to_value(args).map_err(|e| ToolError::Internal(e.to_string()))?;
-    saved::save(
+    let doc = saved::save(
         ws,
         "file",
         &l.path.rel,
@@ -935,7 +946,8 @@ pub fn report_file_info(ws: &Workspace, args: &ReportFileInfoArgs) -> Result<Sav
         markdown,
         &report,
         undocumented,
-    )
+    )?;
+    Ok(saved::fit_saved(doc, budget))
 }
 
 #[cfg(test)]

@@ -71,6 +71,9 @@ pub struct ReportFolderInfoArgs {
     pub key_files: Vec<KeyFile>,
     /// Description of the internal architecture and relationships.
     pub architecture: String,
+    /// Default 2000, at most 20000.
+    #[serde(default, skip_serializing)]
+    pub budget_tokens: Option<usize>,
     /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot", skip_serializing)]
     pub workspace_root: Option<String>,
@@ -596,13 +599,21 @@ pub fn render_markdown(rel: &str, s: &FolderStructure, args: &ReportFolderInfoAr
 /// README, writes it to `.artifacts/src/<folder>/README.md` atomically and stores it in
 /// `file_docs` with the folder's digest now.
 ///
-/// Errors: those of [`folder_info`]; `invalid_argument` for an empty overview or
-/// architecture, or key files that name no file of the folder (all listed; nothing is
+/// The answer is cut to `budget_tokens` by [`saved::fit_saved`] (the saved document
+/// never is).
+///
+/// Errors: those of [`folder_info`]; `invalid_argument` for a `budget_tokens` outside
+/// 300-20,000, an empty overview or architecture, or key files that name no file of the folder (all listed; nothing is
 /// written).
 pub fn report_folder_info(
     ws: &Workspace,
     args: &ReportFolderInfoArgs,
 ) -> Result<SavedDoc, ToolError> {
+    let budget = crate::tools::budget_tokens(
+        args.budget_tokens,
+        saved::REPORT_BUDGET,
+        saved::REPORT_MIN_BUDGET,
+    )?;
     if args.overview.trim().is_empty() {
         return Err(ToolError::InvalidArgument("overview is empty".into()));
     }
@@ -661,7 +672,7 @@ pub fn report_folder_info(
         .collect();
     let markdown = render_markdown(&rel, &s, args);
     let report = serde_json::to_value(args).map_err(|e| ToolError::Internal(e.to_string()))?;
-    saved::save(
+    let doc = saved::save(
         ws,
         "folder",
         &rel,
@@ -670,7 +681,8 @@ pub fn report_folder_info(
         markdown,
         &report,
         undocumented,
-    )
+    )?;
+    Ok(saved::fit_saved(doc, budget))
 }
 
 #[cfg(test)]

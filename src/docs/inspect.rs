@@ -19,11 +19,10 @@ pub use crate::tools::MAX_BUDGET;
 pub struct InspectArgs {
     /// File path relative to the workspace root.
     pub path: String,
-    /// First line, 1-indexed (also accepted as `start_line`).
+    /// First line, 1-indexed (also `start_line`).
     #[serde(rename = "startLine", alias = "start_line")]
     pub start_line: i64,
-    /// Last line, inclusive (also accepted as `end_line`); past the end of the file
-    /// means up to the last line.
+    /// Last line, inclusive (also `end_line`).
     #[serde(rename = "endLine", alias = "end_line")]
     pub end_line: i64,
     /// Default 4000, at most 20000.

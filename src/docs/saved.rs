@@ -61,8 +61,65 @@ pub struct SavedDoc {
     /// Names listed in the structure that the report left undocumented (files: the
     /// functions, methods and classes; folders: the files).
     pub undocumented: Vec<String>,
-    /// The markdown written.
+    /// The markdown written (its first lines when cut to `budget_tokens`).
     pub markdown: String,
+    /// What was cut to fit `budget_tokens`; absent when nothing was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Default `budget_tokens` of `report_file_info` and `report_folder_info`: the answer
+/// mostly echoes what the client just sent.
+pub const REPORT_BUDGET: usize = 2_000;
+/// The smallest `budget_tokens` they accept: the paths, digest and note alone.
+pub const REPORT_MIN_BUDGET: usize = 300;
+
+/// `doc` cut to at most `budget` tokens (cl100k_base, of its JSON): first the markdown
+/// echo loses its last lines (halving the count until it fits, down to none), then the
+/// `undocumented` list its last names the same way; `note` then says how much of each is
+/// shown and that the whole document is at `artifactPath`. Nothing that was saved is
+/// cut: only the answer.
+pub fn fit_saved(doc: SavedDoc, budget: usize) -> SavedDoc {
+    let tokens = |d: &SavedDoc| {
+        crate::tools::symbol_summary::count_tokens(&serde_json::to_string(d).unwrap_or_default())
+    };
+    if tokens(&doc) <= budget {
+        return doc;
+    }
+    let lines: Vec<&str> = doc.markdown.lines().collect();
+    let names = doc.undocumented.clone();
+    let build = |keep_lines: usize, keep_names: usize| {
+        let mut markdown: String = lines[..keep_lines].join("\n");
+        if keep_lines > 0 {
+            markdown.push('\n');
+        }
+        SavedDoc {
+            markdown,
+            undocumented: names[..keep_names].to_vec(),
+            note: Some(format!(
+                "cut to fit budget_tokens {budget}: markdown shows {keep_lines} of its {} lines \
+                 and undocumented {keep_names} of {} names; the whole document is saved at \
+                 artifactPath (file_info shows it again); a larger budget_tokens (at most {}) \
+                 gives more",
+                lines.len(),
+                names.len(),
+                crate::tools::MAX_BUDGET
+            )),
+            ..doc.clone()
+        }
+    };
+    let (mut keep_lines, mut keep_names) = (lines.len(), names.len());
+    loop {
+        if keep_lines > 0 {
+            keep_lines /= 2;
+        } else if keep_names > 0 {
+            keep_names /= 2;
+        }
+        let cut = build(keep_lines, keep_names);
+        if tokens(&cut) <= budget || (keep_lines == 0 && keep_names == 0) {
+            return cut;
+        }
+    }
 }
 
 /// `(directory, file name)` of the document of a file at `rel` (root-relative).
@@ -145,6 +202,7 @@ pub fn save(
         saved_at,
         undocumented,
         markdown,
+        note: None,
     })
 }
 

@@ -69,8 +69,7 @@ pub struct OpenWindowArgs {
     /// Workspace root; the server's when absent.
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
-    /// Accepted for compatibility with LLMem's `open_window` (an editor column); ignored:
-    /// the page is a file to open in any browser.
+    /// Ignored (an editor column; the page opens in any browser).
     #[serde(default, rename = "viewColumn")]
     pub view_column: Option<i64>,
 }

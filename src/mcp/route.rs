@@ -148,7 +148,7 @@ pub fn tool<A: Args, R: Answer>(
 /// nothing else, since every client pays the tool list in context tokens. Dropped:
 /// `$schema`, the type's `title` and own `description` (the tool's description says
 /// it), `format` (schemars' `uint32`, `double`, ... are not JSON Schema formats),
-/// `minimum: 0` of unsigned numbers (the server checks ranges itself),
+/// `minimum: 0` of unsigned numbers (the server checks ranges itself), `writeOnly`,
 /// `additionalProperties: false` and `default: null` (the server refuses unknown
 /// arguments itself), and the descriptions of definitions (the property using one has
 /// its own); an optional property's `[T, "null"]` type is `T` (leaving it out means the
@@ -217,6 +217,9 @@ fn inline_enums(schema: &mut JsonObject) {
 
 fn compact_input(schema: &mut JsonObject) {
     schema.remove("format");
+    // schemars marks a field that is read but never written back (`skip_serializing`)
+    // `writeOnly`; every argument is write-only to a client.
+    schema.remove("writeOnly");
     if schema.get("additionalProperties") == Some(&serde_json::Value::Bool(false)) {
         schema.remove("additionalProperties");
     }
