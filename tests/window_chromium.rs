@@ -1,6 +1,7 @@
 //! The page `open_window` writes, opened in headless Chromium (Debian's `chromium`):
 //! the script ran without errors, every node was drawn, the cycle is marked, a search
-//! from the address finds what it should, and a screenshot is taken.
+//! from the address finds what it should and centres the view on it, and a screenshot
+//! is taken.
 //!
 //! Skips (passing, with a note on stderr) when no `chromium` is on the PATH; CI
 //! installs it (`.ci/run`). The browser gets no network access beyond the file.
@@ -116,6 +117,10 @@ fn page_renders_in_headless_chromium() {
         dom.matches("class=\"node cyc hit\"").count(),
         3,
         "the cycle's files highlighted"
+    );
+    assert!(
+        body_attr(&dom, "data-centred").is_some_and(|p| p.contains("cycle/")),
+        "the view centred on the first match"
     );
     assert_eq!(
         console_lines(&out.stderr),

@@ -10,13 +10,15 @@
 //!
 //! What the page shows:
 //! - nodes sized by PageRank (area grows with the score; Brin & Page 1998, damping
-//!   0.85, as `graph::pagerank`), labelled with the file name, full path on hover;
+//!   0.85, as `graph::pagerank`), labelled with the shortest end of the path that no
+//!   other drawn file shares (`json/__init__.py`, not nine `__init__.py`), full path
+//!   on hover;
 //! - files on a dependency cycle (a strongly connected component of two or more
 //!   files) filled red, and edges inside such a component drawn red; the cycles
 //!   themselves are listed in the side panel (one closed cycle per component, as
 //!   `constellation_get_graph_summary` finds them);
-//! - a search box that highlights matching paths and dims the rest (also from the
-//!   address: `graph.html#q=text`); clicking a node highlights its imports and
+//! - a search box that highlights matching paths, dims the rest and centres the view
+//!   on the first match (also from the address: `graph.html#q=text`); clicking a node highlights its imports and
 //!   importers; the wheel zooms and dragging pans.
 //!
 //! A graph larger than `max_nodes` is cut to its `max_nodes` files of highest
@@ -210,6 +212,7 @@ pub fn render_html(
         .fold(0.0f64, f64::max)
         .max(f64::MIN_POSITIVE);
 
+    let labels = short_labels(&order.iter().map(|&ix| g.path(ix)).collect::<Vec<_>>());
     let mut vg = VisualGraph::new(Orientation::LeftToRight);
     let mut handles = Vec::with_capacity(order.len());
     let mut stats = WindowStats {
@@ -230,7 +233,7 @@ pub fn render_html(
         let fill = if cyc { 0xf4a3a3ff } else { 0xcfe3f7ff };
         let line = if cyc { 0xc0392bff } else { 0x2c6fbbff };
         let look = StyleAttr::new(Color::new(line), 2, Some(Color::new(fill)), 0, 11);
-        let label = path.rsplit('/').next().unwrap_or(path);
+        let label = labels[i].as_str();
         let props = format!(
             "class=\"node{}\" data-i=\"{i}\" data-path=\"{}\" data-pr=\"{score:.6}\"",
             if cyc { " cyc" } else { "" },
@@ -402,6 +405,32 @@ fn spanning_forest(n: usize, edges: &[(usize, usize, bool)]) -> Vec<bool> {
         }
     }
     tree
+}
+
+/// A label per path (root-relative, `/` separators): its shortest suffix of whole
+/// components that no other path of `paths` ends with (`a/x.py` and `b/x.py` are
+/// `a/x.py` and `b/x.py`, a lone `c/y.py` is `y.py`); a path that is a suffix of
+/// another keeps all of itself. Cost: O(paths × depth) map lookups.
+fn short_labels(paths: &[&str]) -> Vec<String> {
+    let parts: Vec<Vec<&str>> = paths.iter().map(|p| p.split('/').collect()).collect();
+    let depth = parts.iter().map(Vec::len).max().unwrap_or(0);
+    let suffix = |c: &[&str], k: usize| c[c.len().saturating_sub(k)..].join("/");
+    let mut labels: Vec<Option<String>> = vec![None; paths.len()];
+    for k in 1..=depth {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for c in &parts {
+            *counts.entry(suffix(c, k)).or_insert(0) += 1;
+        }
+        for (i, c) in parts.iter().enumerate() {
+            if labels[i].is_none() {
+                let s = suffix(c, k);
+                if counts[&s] == 1 || k >= c.len() {
+                    labels[i] = Some(s);
+                }
+            }
+        }
+    }
+    labels.into_iter().map(Option::unwrap_or_default).collect()
 }
 
 /// A [`RenderBackend`] that writes SVG: each node's shape and label in one `<g>`
@@ -685,6 +714,8 @@ const SCRIPT: &str = r#"
     nodes.forEach(function (n) { n.classList.add(found.indexOf(n) >= 0 ? 'hit' : 'dim'); });
     edges.forEach(function (e) { e.classList.add('dim'); });
     hits.textContent = found.length + ' of ' + nodes.length + ' files match';
+    // Bring the first match into the middle of the view.
+    if (found.length) { center(found[0]); document.body.dataset.centred = found[0].dataset.path; }
     return found;
   }
   function select(n) {
@@ -710,7 +741,7 @@ const SCRIPT: &str = r#"
   var box = document.getElementById('search');
   box.addEventListener('input', function () { search(box.value); });
   box.addEventListener('keydown', function (ev) {
-    if (ev.key === 'Enter') { var f = search(box.value); if (f.length) center(f[0]); }
+    if (ev.key === 'Enter') { search(box.value); }
   });
   document.querySelectorAll('aside a[data-path]').forEach(function (a) {
     a.addEventListener('click', function (ev) {
@@ -777,6 +808,29 @@ mod tests {
             imports: vec![(1, 2), (2, 1), (3, 1), (4, 3)],
             generation: 1,
         })
+    }
+
+    #[test]
+    fn labels_are_the_shortest_unique_ends_of_the_paths() {
+        let got = short_labels(&[
+            "json/__init__.py",
+            "email/__init__.py",
+            "email/mime/text.py",
+            "os.py",
+            "x/os.py",
+            "lib/json/__init__.py",
+        ]);
+        assert_eq!(
+            got,
+            [
+                "json/__init__.py",
+                "email/__init__.py",
+                "text.py",
+                "os.py",
+                "x/os.py",
+                "lib/json/__init__.py",
+            ]
+        );
     }
 
     #[test]

@@ -30,7 +30,11 @@ pub struct GraphSummaryArgs {
     /// Rebuild the index from scratch.
     #[serde(default, rename = "forceRefresh")]
     pub force_refresh: bool,
-    /// Workspace root; the server's when absent.
+    /// Default 4000.
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+    // Workspace root; the server's when absent (not described in the tool list:
+    // every tool takes it).
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
 }

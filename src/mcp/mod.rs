@@ -206,7 +206,15 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
                 "constellation_get_graph_summary",
                 READ_ONLY,
                 "File-level dependency graph summary: counts, file types, hub files, cycles and orphan files. Re-indexes changed files first.",
-                |c, a: GraphSummaryArgs| file_graph_summary::get_graph_summary(&c.ws, a.force_refresh, &|_| {}),
+                |c, a: GraphSummaryArgs| {
+                    let budget = crate::tools::budget_tokens(
+                        a.budget_tokens,
+                        file_graph_summary::DEFAULT_BUDGET,
+                        file_graph_summary::MIN_BUDGET,
+                    )?;
+                    file_graph_summary::get_graph_summary(&c.ws, a.force_refresh, &|_| {})
+                        .map(|r| file_graph_summary::fit(r, budget))
+                },
             ),
         ),
         // ---- the budgeted summary and the drill-down ----

@@ -151,8 +151,10 @@ pub fn tool<A: Args, R: Answer>(
 /// `minimum: 0` of unsigned numbers (the server checks ranges itself), `writeOnly`,
 /// `additionalProperties: false` and `default: null` (the server refuses unknown
 /// arguments itself), and the descriptions of definitions (the property using one has
-/// its own); an optional property's `[T, "null"]` type is `T` (leaving it out means the
-/// default); a unit enum's `oneOf` of constants is an `enum`, inlined where it is used.
+/// its own); an optional property's `[T, "null"]` type is `T` and its
+/// `anyOf: [X, null]` is X (leaving it out means the default), an `anyOf` of bare
+/// types one `type` list; a unit enum's `oneOf` of constants is an `enum`, inlined
+/// where it is used.
 /// Parameter descriptions stay: they are the tool's documentation.
 pub fn listed_input(schema: &JsonObject) -> JsonObject {
     let mut out = schema.clone();
@@ -227,6 +229,7 @@ fn compact_input(schema: &mut JsonObject) {
         schema.remove("default");
     }
     consts_to_enum(schema);
+    simplify_any_of(schema);
     if schema.get("minimum").and_then(|m| m.as_f64()) == Some(0.0)
         && is_integer_type(schema.get("type"))
     {
@@ -272,6 +275,42 @@ fn compact_input(schema: &mut JsonObject) {
             }
             _ => {}
         }
+    }
+}
+
+/// `anyOf: [X, {type: "null"}]` (an optional value) as X itself, since leaving the
+/// argument out is how a client says "none"; `anyOf` of bare types
+/// (`[{type: "integer"}, {type: "string"}]`) as one `type` list.
+fn simplify_any_of(schema: &mut JsonObject) {
+    let Some(serde_json::Value::Array(alternatives)) = schema.get("anyOf") else {
+        return;
+    };
+    let is_null = |v: &serde_json::Value| {
+        v.as_object()
+            .is_some_and(|o| o.len() == 1 && o.get("type") == Some(&"null".into()))
+    };
+    let optional = match alternatives.as_slice() {
+        [x, null] if is_null(null) => x.as_object().cloned(),
+        _ => None,
+    };
+    let bare: Option<Vec<serde_json::Value>> = alternatives
+        .iter()
+        .map(|a| {
+            a.as_object()
+                .filter(|o| o.len() == 1)
+                .and_then(|o| o.get("type"))
+                .filter(|t| t.is_string())
+                .cloned()
+        })
+        .collect();
+    if let Some(x) = optional {
+        schema.remove("anyOf");
+        for (k, v) in x {
+            schema.entry(k).or_insert(v);
+        }
+    } else if let Some(types) = bare {
+        schema.remove("anyOf");
+        schema.insert("type".into(), serde_json::Value::Array(types));
     }
 }
 

@@ -29,6 +29,62 @@ pub struct SummaryResponse {
     pub metrics: Metrics,
     pub insights: Insights,
     pub metadata: Metadata,
+    /// What [`fit`] cut from the insights' lists to fit `budget_tokens`; absent when
+    /// nothing was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Default `budget_tokens` of the MCP tool (the CLI prints the whole answer).
+pub const DEFAULT_BUDGET: usize = 4_000;
+/// The smallest `budget_tokens` it accepts: the summary, metrics and hubs.
+pub const MIN_BUDGET: usize = 1_000;
+
+/// `r` cut to at most `budget` tokens (cl100k_base, of its JSON): the lists of
+/// `loadedByName`, then `orphanFiles`, then `circularDependencies` are halved in turn
+/// (down to none) until it fits; the summary text keeps the totals and `note` says how
+/// many of each are listed. The hubs are never cut.
+pub fn fit(r: SummaryResponse, budget: usize) -> SummaryResponse {
+    let tokens = |r: &SummaryResponse| {
+        super::symbol_summary::count_tokens(&serde_json::to_string(r).unwrap_or_default())
+    };
+    if tokens(&r) <= budget {
+        return r;
+    }
+    let totals = (
+        r.insights.loaded_by_name.len(),
+        r.insights.orphan_files.len(),
+        r.insights.circular_dependencies.len(),
+    );
+    let mut keep = totals;
+    loop {
+        if keep.0 > 0 {
+            keep.0 /= 2;
+        } else if keep.1 > 0 {
+            keep.1 /= 2;
+        } else if keep.2 > 0 {
+            keep.2 /= 2;
+        }
+        let mut cut = r.clone();
+        cut.insights.loaded_by_name.truncate(keep.0);
+        cut.insights.orphan_files.truncate(keep.1);
+        cut.insights.circular_dependencies.truncate(keep.2);
+        cut.note = Some(format!(
+            "cut to fit budget_tokens {budget}: listed {} of {} loadedByName, {} of {} \
+             orphanFiles, {} of {} circularDependencies (the summary gives the totals); a \
+             larger budget_tokens (at most {}) lists more, and query_index reads every file",
+            keep.0,
+            totals.0,
+            keep.1,
+            totals.1,
+            keep.2,
+            totals.2,
+            super::MAX_BUDGET
+        ));
+        if tokens(&cut) <= budget || keep == (0, 0, 0) {
+            return cut;
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -240,6 +296,7 @@ pub fn summarize(g: &FileGraph, scan_duration_ms: u64, cache_used: bool) -> Summ
             scan_duration_ms,
             cache_used,
         },
+        note: None,
     }
 }
 
@@ -302,6 +359,48 @@ pub fn render_text(r: &SummaryResponse) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fit_halves_the_long_lists_and_says_so() {
+        let paths = |prefix: &str| -> Vec<String> {
+            (0..200)
+                .map(|i| format!("{prefix}/some/deep/package/module_number_{i}.py"))
+                .collect()
+        };
+        let r = SummaryResponse {
+            summary: "s".into(),
+            metrics: Metrics {
+                file_count: 400,
+                dependency_count: 0,
+                file_type_breakdown: BTreeMap::new(),
+            },
+            insights: Insights {
+                top_hubs: vec![],
+                circular_dependencies: vec![vec!["a.py".into(), "b.py".into(), "a.py".into()]],
+                orphan_files: paths("orphans"),
+                loaded_by_name: paths("tests"),
+            },
+            metadata: Metadata {
+                scan_duration_ms: 1,
+                cache_used: true,
+            },
+            note: None,
+        };
+        let small = fit(r.clone(), 2000);
+        let json = serde_json::to_string(&small).unwrap();
+        assert!(super::super::symbol_summary::count_tokens(&json) <= 2000);
+        assert!(small.insights.loaded_by_name.is_empty());
+        assert!(!small.insights.orphan_files.is_empty());
+        assert_eq!(small.insights.circular_dependencies.len(), 1);
+        let note = small.note.unwrap();
+        assert!(note.contains("0 of 200 loadedByName"), "{note}");
+        assert!(note.contains(&format!(
+            "{} of 200 orphanFiles",
+            small.insights.orphan_files.len()
+        )));
+        // Within budget: untouched.
+        assert_eq!(fit(r.clone(), 20_000), r);
+    }
 
     #[test]
     fn conventions_and_repeated_names_are_loaded_by_name() {

@@ -74,7 +74,8 @@ pub enum Format {
 pub struct SummarizeArgs {
     /// Same as workspaceRoot.
     pub path: Option<String>,
-    /// Workspace root; the server's when absent.
+    // Workspace root; the server's when absent (not described in the tool list:
+    // every tool takes it).
     #[serde(rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
     /// Hops around the seeds (default 1, at most 3).
