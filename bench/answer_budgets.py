@@ -52,7 +52,7 @@ CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a
 
 # Default budget_tokens per tool (None: the tool has no budget, only the ceiling).
 DEFAULT_BUDGET = {
-    "summarize_graph": 3000, "get_node_details": 3000, "get_paths": 3000,
+    "constellation_get_graph_summary": 4000, "summarize_graph": 3000, "get_node_details": 3000, "get_paths": 3000,
     "get_community": 3000, "expand": 3000, "list_top_nodes": 3000,
     "search_symbols": 3000, "get_symbol_source": 3000,
     "get_impact": 4000, "diff_impact": 4000, "query_index": 4000, "inspect_source": 4000,
@@ -114,6 +114,7 @@ def calls(exe: str, root: str, db: str) -> list[tuple[str, dict]]:
     many_tasks = [{"taskId": f"t{i}", "description": f"{i} {long}"} for i in range(300)]
     return [
         ("constellation_get_graph_summary", {}),
+        ("constellation_get_graph_summary", {"budget_tokens": 20000}),
         ("summarize_graph", {}),
         ("summarize_graph", {"top_k": 100000, "radius": 3, "scope": "Full", "budget_tokens": 20000,
                              "max_communities": 100000, "path_samples": 1000, "include_filters": ["**"]}),
