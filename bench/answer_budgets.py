@@ -58,6 +58,8 @@ DEFAULT_BUDGET = {
     "get_impact": 4000, "diff_impact": 4000, "query_index": 4000, "inspect_source": 4000,
     "file_info": 8000, "folder_info": 8000,
     "report_file_info": 2000, "report_folder_info": 2000,
+    # The review is cut to 6,000 tokens; the answer's other fields take a few dozen.
+    "sequentialthinking": 6200,
 }
 
 
@@ -159,6 +161,12 @@ def calls(exe: str, root: str, db: str) -> list[tuple[str, dict]]:
         ("get_recent_works_info", {}),
         ("sequentialthinking", {"thought": "Plan the budget check.", "thoughtNumber": 1,
                                 "totalThoughts": 2, "nextThoughtNeeded": True}),
+        # An audit of 2,000 functions with a finding on every line (a secret, eval, an
+        # undefined name): thousands of inline comments and citations.
+        ("sequentialthinking", {"thought": "Review this:\n```python\n" + "\n".join(
+            f"def f{i}():\n    api_key = 'sk-{'a' * 20}{i:06d}'\n    return undefined_{i} + eval('1')"
+            for i in range(2000)) + "\n```", "thoughtNumber": 2, "totalThoughts": 2,
+            "nextThoughtNeeded": False}),
         ("report_file_info", {"path": big, "overview": "o", "functions": []}),
         ("report_file_info", {"path": big, "overview": "o", "functions": [], "budget_tokens": 20000}),
         ("report_folder_info", {"path": folder, "overview": "o", "key_files": [], "architecture": "a"}),

@@ -103,6 +103,66 @@ pub struct ThoughtInput {
     pub loop_id: Option<String>,
 }
 
+/// The most tokens (cl100k_base, of its JSON) the `gan` review of an answer may take;
+/// the whole review is stored in `audit_history.review` either way.
+pub const REVIEW_BUDGET: usize = 6_000;
+
+/// `review` cut to at most `budget` tokens (cl100k_base, of its pretty-printed JSON as
+/// the answer's text holds it) for the answer: the inline comments and the
+/// citations are halved together until it fits, blockers kept before majors before
+/// the rest (the comments kept stay in path and line order); a note then says how many of each
+/// are listed and where the whole review is (`memory.audit_history`, by `session_id`
+/// and `iteration`). A 6,000-line candidate with a finding on every line made a
+/// 900,000-character answer before this cut.
+pub fn fit_review(review: GanReview, budget: usize, session_id: &str, iteration: i64) -> GanReview {
+    // Counted as the answer's text sends it: pretty-printed, one level deep.
+    let tokens = |r: &GanReview| {
+        crate::tools::symbol_summary::count_tokens(
+            &serde_json::to_string_pretty(&serde_json::json!({ "gan": r })).unwrap_or_default(),
+        )
+    };
+    if tokens(&review) <= budget {
+        return review;
+    }
+    let rank = |c: &str| match c.split_whitespace().next() {
+        Some("blocker") => 0,
+        Some("major") => 1,
+        Some("minor") => 2,
+        _ => 3,
+    };
+    // Indices of the inline comments, most severe first (stable: path and line order
+    // within a severity).
+    let mut by_severity: Vec<usize> = (0..review.review.inline.len()).collect();
+    by_severity.sort_by_key(|&i| rank(&review.review.inline[i].comment));
+    let totals = (review.review.inline.len(), review.review.citations.len());
+    let mut keep = totals;
+    loop {
+        keep = (keep.0 / 2, keep.1 / 2);
+        let mut kept: Vec<usize> = by_severity[..keep.0].to_vec();
+        kept.sort_unstable();
+        let mut cut = review.clone();
+        cut.review.inline = kept
+            .iter()
+            .map(|&i| review.review.inline[i].clone())
+            .collect();
+        cut.review.citations.truncate(keep.1);
+        cut.notes.push(format!(
+            "answer cut to {budget} tokens: {} of {} inline comments listed (most severe \
+             first), {} of {} citations; the whole review: query_index \
+             \"SELECT review FROM memory.audit_history WHERE session_id = '{}' AND \
+             iteration = {iteration}\"",
+            keep.0,
+            totals.0,
+            keep.1,
+            totals.1,
+            session_id.replace('\'', "''")
+        ));
+        if tokens(&cut) <= budget || keep == (0, 0) {
+            return cut;
+        }
+    }
+}
+
 /// The answer: the reference's five fields, then `sessionId`, and `gan` when an audit
 /// ran (or `auditSkipped` when a thought asked for one and there was nothing to judge).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -306,7 +366,7 @@ pub fn sequential_thinking(
             },
         )?;
         audit_iteration = Some(iteration);
-        gan = Some(review);
+        gan = Some(fit_review(review, REVIEW_BUDGET, &p.session_id, iteration));
     }
     rows::insert_thought(
         &tx,
@@ -401,5 +461,53 @@ mod tests {
         let b = new_session_id();
         assert_ne!(a, b);
         assert_eq!(a.len(), 18);
+    }
+
+    #[test]
+    fn a_long_review_is_cut_most_severe_first_and_says_where_the_rest_is() {
+        use crate::audit::review::{InlineComment, ReviewBody, Verdict};
+        let inline: Vec<InlineComment> = (0..3000)
+            .map(|i| InlineComment {
+                path: "candidate.py".into(),
+                line: i + 1,
+                comment: format!(
+                    "{} safety: line {i} does something the rubric dislikes at length",
+                    if i % 3 == 0 { "blocker" } else { "minor" }
+                ),
+            })
+            .collect();
+        let review = GanReview {
+            overall: 40,
+            dimensions: vec![],
+            verdict: Verdict::Reject,
+            review: ReviewBody {
+                summary: "s".into(),
+                inline,
+                citations: (0..3000).map(|i| format!("repo://a.py:{i}-{i}")).collect(),
+            },
+            proposed_diff: None,
+            iterations: 1,
+            judge_cards: vec![],
+            progression: vec![40],
+            notes: vec![],
+        };
+        let cut = fit_review(review.clone(), 6000, "s-1", 1);
+        let json = serde_json::to_string(&cut).unwrap();
+        assert!(crate::tools::symbol_summary::count_tokens(&json) <= 6000);
+        let kept = &cut.review.inline;
+        assert!(!kept.is_empty() && kept.len() < 1000, "{}", kept.len());
+        assert!(kept.iter().all(|c| c.comment.starts_with("blocker")));
+        assert!(kept.windows(2).all(|w| w[0].line < w[1].line));
+        let note = cut.notes.last().unwrap();
+        assert!(
+            note.contains(&format!("{} of 3000 inline comments", kept.len())),
+            "{note}"
+        );
+        assert!(note.contains("memory.audit_history WHERE session_id = 's-1' AND iteration = 1"));
+        // A short review is left alone.
+        let mut short = review;
+        short.review.inline.truncate(3);
+        short.review.citations.truncate(3);
+        assert_eq!(fit_review(short.clone(), 6000, "s-1", 1), short);
     }
 }
