@@ -588,3 +588,30 @@ fn a_task_tree_too_large_for_an_answer_is_refused_and_changes_nothing() {
         .collect();
     ok(c.call("update_tasks", json!({"sessionId": "big", "tasks": fits})));
 }
+
+/// With a capacity above 100, the list stops at the 100 most recently used entries and
+/// says how many there are and how to read the rest; the query it gives works.
+#[test]
+fn the_recent_list_stops_at_100_and_says_how_to_read_the_rest() {
+    let (_dir, root, db) = workspace();
+    let mut c = start(&root, &db, &["--work-capacity", "500"], &[]);
+    for i in 0..103 {
+        save(&mut c, "s", &format!("w{i}"), None);
+    }
+    let answer = ok(c.call("get_recent_works_info", json!({})));
+    let works = answer["works"].as_array().unwrap();
+    assert_eq!(works.len(), 100);
+    assert_eq!(works[0]["work_description"], "w102");
+    let note = answer["note"].as_str().unwrap();
+    assert!(note.contains("100 most recently used of 103"), "{note}");
+    let sql = note.split("lists the rest: ").nth(1).unwrap();
+    let rest = ok(c.call("query_index", json!({ "sql": sql })));
+    assert_eq!(rest["rowCount"], 3, "{rest}");
+    // At or under 100 entries: no note.
+    let (_dir2, root2, db2) = workspace();
+    let mut c = start(&root2, &db2, &[], &[]);
+    save(&mut c, "s", "only", None);
+    assert!(ok(c.call("get_recent_works_info", json!({})))
+        .get("note")
+        .is_none());
+}

@@ -71,9 +71,16 @@ pub struct WorkListItem {
 /// Answer of `get_recent_works_info`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RecentWorks {
-    /// Saved entries, most recently used first.
+    /// Saved entries, most recently used first, at most [`MAX_LISTED_WORKS`].
     pub works: Vec<WorkListItem>,
+    /// Present when more entries are saved than listed: how many, and how to read them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
+
+/// Entries `get_recent_works_info` lists at most (about 6,000 tokens), whatever the
+/// capacity (`--work-capacity` allows up to 100,000).
+pub const MAX_LISTED_WORKS: usize = 100;
 
 /// Arguments of `get_work_by_id`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -230,9 +237,17 @@ pub fn save_current_work_info(
 pub fn get_recent_works_info(store: &MemoryStore) -> Result<RecentWorks, ToolError> {
     let mut conn = store.conn()?;
     let tx = WorkTx::read(&mut conn)?;
-    let rows = tx.recent_works()?;
+    let (rows, total) = tx.recent_works(MAX_LISTED_WORKS)?;
     tx.commit()?;
+    let note = (total > MAX_LISTED_WORKS).then(|| {
+        format!(
+            "the {MAX_LISTED_WORKS} most recently used of {total} saved entries are listed; \
+             get_work_by_id reads any entry, and query_index lists the rest: SELECT work_id, \
+             work_description FROM memory.work_info ORDER BY access_seq DESC LIMIT 100 OFFSET 100"
+        )
+    });
     Ok(RecentWorks {
+        note,
         works: rows
             .into_iter()
             .map(|w| WorkListItem {

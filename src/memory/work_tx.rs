@@ -281,12 +281,18 @@ impl<'c> WorkTx<'c> {
         Ok(())
     }
 
-    /// Every stored entry, most recently used first.
-    pub fn recent_works(&self) -> Result<Vec<WorkRow>, MemoryError> {
+    /// The `limit` most recently used entries, most recent first, and how many are
+    /// stored in all.
+    pub fn recent_works(&self, limit: usize) -> Result<(Vec<WorkRow>, usize), MemoryError> {
         let mut stmt = self.tx.prepare_cached(&format!(
-            "SELECT {WORK_COLUMNS} FROM work_info ORDER BY access_seq DESC"
+            "SELECT {WORK_COLUMNS} FROM work_info ORDER BY access_seq DESC LIMIT ?1"
         ))?;
-        let rows = stmt.query_map([], work_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let rows = stmt
+            .query_map([limit as i64], work_row)?
+            .collect::<Result<_, _>>()?;
+        let total: i64 = self
+            .tx
+            .query_row("SELECT count(*) FROM work_info", [], |r| r.get(0))?;
+        Ok((rows, total as usize))
     }
 }
