@@ -122,6 +122,14 @@ fn page_renders_in_headless_chromium() {
         body_attr(&dom, "data-centred").is_some_and(|p| p.contains("cycle/")),
         "the view centred on the first match"
     );
+    // It opens fitted, not zoomed in: the whole width of the drawing is in view.
+    let open = body_attr(&dom, "data-open-width").expect("data-open-width");
+    let (drawn, view) = open.split_once('/').unwrap();
+    let (drawn, view): (u32, u32) = (drawn.parse().unwrap(), view.parse().unwrap());
+    assert!(
+        view > 0 && drawn <= view,
+        "drawn {drawn} px in a view of {view} px"
+    );
     assert_eq!(
         console_lines(&out.stderr),
         Vec::<String>::new(),

@@ -687,8 +687,9 @@ main.drag { cursor: grabbing; }
 "#;
 
 /// The page's script: search, selection, tooltip, zoom and pan. It marks the body with
-/// `data-rendered` (nodes drawn) once it ran, and `data-errors` if a script error
-/// happened, so a headless browser can check the page.
+/// `data-rendered` (nodes drawn) once it ran, `data-errors` if a script error
+/// happened, `data-open-width` (`drawn/view` pixels at open) and `data-centred` (the
+/// path a search centred on), so a headless browser can check the page.
 const SCRIPT: &str = r#"
 (function () {
   var errors = 0;
@@ -766,6 +767,8 @@ const SCRIPT: &str = r#"
     tx = 0; ty = 0; apply();
   }
   fit(Math.min(view.clientWidth / w, view.clientHeight / h) >= 0.4);
+  // For a headless check: the drawing's width on screen against the view's, at open.
+  document.body.dataset.openWidth = String(Math.round(w * scale)) + '/' + String(view.clientWidth);
   document.getElementById('fit-all').addEventListener('click', function () { fit(true); });
   document.getElementById('fit-width').addEventListener('click', function () { fit(false); });
   view.addEventListener('wheel', function (ev) {
