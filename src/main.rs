@@ -1038,7 +1038,7 @@ fn print_query(conn: &rusqlite::Connection, query: &str, json: bool) -> Result<(
         writeln!(out, "{}", names.join("\t"))?;
     }
     let reader_gone = std::cell::Cell::new(false);
-    let mut write_row = |cells: Vec<serde_json::Value>| -> Result<(), ToolError> {
+    let mut write_row = |cells: Vec<serde_json::Value>| -> Result<bool, ToolError> {
         let line = if json {
             let obj: serde_json::Map<String, serde_json::Value> =
                 names.iter().cloned().zip(cells).collect();
@@ -1060,7 +1060,8 @@ fn print_query(conn: &rusqlite::Connection, query: &str, json: bool) -> Result<(
                 reader_gone.set(true);
             }
             ToolError::Io(e.to_string())
-        })
+        })?;
+        Ok(true)
     };
     let ran = query::run(conn, query, query::QueryLimits::default(), &mut write_row);
     match ran {

@@ -11,12 +11,18 @@
 //! - the connection is opened read-only (`SQLITE_OPEN_READ_ONLY`, which the attached
 //!   memory database inherits) with `PRAGMA query_only = ON`, and may attach no other
 //!   database (`SQLITE_LIMIT_ATTACHED` = 0 once the memory database is attached);
-//! - a statement SQLite does not call read-only (`sqlite3_stmt_readonly`) is refused
-//!   before it runs, with `read_only`; only one statement per call;
+//! - an authorizer allows only reads and the pragmas of [`ALLOWED_PRAGMAS`] (some
+//!   pragmas SQLite calls read-only act on the whole process, such as
+//!   `hard_heap_limit`), and a statement SQLite does not call read-only
+//!   (`sqlite3_stmt_readonly`) is refused before it runs, with `read_only`; only one
+//!   statement per call;
 //! - a time limit, enforced by SQLite's progress handler (checked every
 //!   [`PROGRESS_OPS`] virtual-machine instructions), interrupts a runaway query with
 //!   `query_timeout`;
-//! - a row cap: rows past it are not fetched and the answer says `truncated`.
+//! - a row cap: rows past it are not fetched and the answer says `truncated`; in
+//!   `query_index` also a byte cap ([`MAX_ANSWER_BYTES`]) on the rows fetched, and a
+//!   text cell longer than [`MAX_CELL_BYTES`] is cut, so a query of huge rows cannot
+//!   exhaust the server's memory.
 //!
 //! This is the one place the crate runs SQL it did not write.
 
@@ -97,6 +103,9 @@ pub struct QueryLimits {
     pub max_rows: Option<usize>,
     /// Interrupt the query after this long; `None` for no limit.
     pub timeout: Option<Duration>,
+    /// Cut a text cell to this many bytes (at a character boundary) with `… (cut: N
+    /// bytes)` after it; `None` for whole cells.
+    pub max_cell_bytes: Option<usize>,
 }
 
 /// What a run produced besides its rows.
@@ -125,11 +134,115 @@ pub fn open(db: &Path) -> Result<Connection, ToolError> {
     }
     conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
         .map_err(|e| ToolError::Store(e.into()))?;
+    conn.authorizer(Some(authorize))
+        .map_err(|e| ToolError::Store(e.into()))?;
     Ok(conn)
 }
 
+/// Pragmas user SQL may run, all of them reads: the schema's introspection (with a
+/// table or index name as argument) and the database's read-only facts (without an
+/// argument). A pragma that sets anything (`PRAGMA user_version = 7`) or touches the
+/// process (`hard_heap_limit`, `soft_heap_limit`, `temp_store_directory`, `threads`,
+/// `mmap_size`, ...) is not here: some of those are process-wide in SQLite and read-only
+/// by its own test, so `sqlite3_stmt_readonly` lets them through.
+pub const ALLOWED_PRAGMAS: &[&str] = &[
+    "table_info",
+    "table_xinfo",
+    "table_list",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+    "foreign_key_list",
+    "foreign_key_check",
+    "database_list",
+    "collation_list",
+    "function_list",
+    "module_list",
+    "pragma_list",
+    "compile_options",
+    "integrity_check",
+    "quick_check",
+    "user_version",
+    "schema_version",
+    "application_id",
+    "data_version",
+    "encoding",
+    "page_count",
+    "page_size",
+    "freelist_count",
+    "journal_mode",
+];
+
+/// Pragmas of [`ALLOWED_PRAGMAS`] whose argument names a table, an index or a schema,
+/// and so may have one.
+const PRAGMAS_WITH_ARGUMENT: &[&str] = &[
+    "table_info",
+    "table_xinfo",
+    "table_list",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+    "foreign_key_list",
+    "foreign_key_check",
+    "integrity_check",
+    "quick_check",
+];
+
+/// Whether `sql` holds several statements, told when the authorizer refused one of
+/// them (it meets the second before the check for several): compiled again under an
+/// authorizer that denies only pragmas, then the strict one is put back. Compiling runs
+/// no statement, but SQLite carries out many pragmas while compiling them
+/// (`hard_heap_limit` among them), so pragmas stay denied here too.
+fn several_statements(conn: &Connection, sql: &str) -> bool {
+    type Hook = fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization;
+    fn no_pragma(ctx: rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization {
+        match ctx.action {
+            rusqlite::hooks::AuthAction::Pragma { .. } => rusqlite::hooks::Authorization::Deny,
+            _ => rusqlite::hooks::Authorization::Allow,
+        }
+    }
+    if conn.authorizer(Some(no_pragma as Hook)).is_err() {
+        return false;
+    }
+    let several = matches!(conn.prepare(sql), Err(rusqlite::Error::MultipleStatement));
+    // A connection of `open` serves one call, which fails here if this fails.
+    if conn.authorizer(Some(authorize as Hook)).is_err() {
+        return false;
+    }
+    several
+}
+
+/// The authorizer of user SQL (SQLite's `sqlite3_set_authorizer`, checked while a
+/// statement is prepared, which is also when SQLite carries out most pragmas): reads, selects, functions, recursive CTEs and the
+/// [`ALLOWED_PRAGMAS`]; everything else is denied, so a statement that would write,
+/// attach, start a transaction or set a pragma fails to compile with "not authorized".
+fn authorize(ctx: rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization {
+    use rusqlite::hooks::{AuthAction, Authorization};
+    match ctx.action {
+        AuthAction::Read { .. }
+        | AuthAction::Select
+        | AuthAction::Function { .. }
+        | AuthAction::Recursive => Authorization::Allow,
+        AuthAction::Pragma {
+            pragma_name,
+            pragma_value,
+        } => {
+            let name = pragma_name.to_ascii_lowercase();
+            let allowed = ALLOWED_PRAGMAS.contains(&name.as_str())
+                && (pragma_value.is_none() || PRAGMAS_WITH_ARGUMENT.contains(&name.as_str()));
+            if allowed {
+                Authorization::Allow
+            } else {
+                Authorization::Deny
+            }
+        }
+        _ => Authorization::Deny,
+    }
+}
+
 /// Runs one statement on `conn` (opened by [`open`]), handing each row to `on_row` as
-/// JSON values, within `limits`.
+/// JSON values, within `limits`; `on_row` answers whether to go on (`false` stops the
+/// rows there, and the outcome says `truncated`).
 ///
 /// Errors: `invalid_argument` for empty SQL; `invalid_sql` when it does not compile or
 /// holds several statements; `read_only` for a statement that would write;
@@ -138,12 +251,19 @@ pub fn run(
     conn: &Connection,
     sql: &str,
     limits: QueryLimits,
-    on_row: &mut dyn FnMut(Vec<serde_json::Value>) -> Result<(), ToolError>,
+    on_row: &mut dyn FnMut(Vec<serde_json::Value>) -> Result<bool, ToolError>,
 ) -> Result<QueryOutcome, ToolError> {
     if sql.trim().trim_end_matches(';').trim().is_empty() {
         return Err(ToolError::InvalidArgument("sql is empty".into()));
     }
-    let mut stmt = conn.prepare(sql).map_err(|e| sql_error(e, limits))?;
+    let mut stmt = conn.prepare(sql).map_err(|e| {
+        if e.sqlite_error_code() == Some(rusqlite::ErrorCode::AuthorizationForStatementDenied)
+            && several_statements(conn, sql)
+        {
+            return sql_error(rusqlite::Error::MultipleStatement, limits);
+        }
+        sql_error(e, limits)
+    })?;
     if !stmt.readonly() {
         return Err(ToolError::ReadOnly(
             "only read-only statements are allowed (SELECT, WITH, EXPLAIN, read-only PRAGMA); \
@@ -169,10 +289,14 @@ pub fn run(
             let mut cells = Vec::with_capacity(columns.len());
             for i in 0..columns.len() {
                 let v = row.get_ref(i).map_err(|e| sql_error(e, limits))?;
-                cells.push(json_value(v));
+                cells.push(json_value(v, limits.max_cell_bytes));
             }
-            on_row(cells)?;
+            let go_on = on_row(cells)?;
             count += 1;
+            if !go_on {
+                truncated = true;
+                break;
+            }
         }
         Ok((count, truncated))
     })();
@@ -203,26 +327,53 @@ pub fn query_index(db: &Path, args: &QueryArgs) -> Result<QueryResponse, ToolErr
     let conn = open(db)?;
     let started = Instant::now();
     let mut rows = Vec::new();
+    let mut bytes = 0usize;
+    let mut cells_cut = 0usize;
+    let mut over_bytes = false;
     let outcome = run(
         &conn,
         &args.sql,
         QueryLimits {
             max_rows: Some(limit),
             timeout: Some(DEFAULT_TIME_LIMIT),
+            max_cell_bytes: Some(MAX_CELL_BYTES),
         },
         &mut |r| {
+            for cell in &r {
+                if let serde_json::Value::String(t) = cell {
+                    // Only a cut cell is longer than the cap (by its suffix).
+                    if t.len() > MAX_CELL_BYTES {
+                        cells_cut += 1;
+                    }
+                    bytes += t.len();
+                } else {
+                    bytes += 8;
+                }
+            }
             rows.push(r);
-            Ok(())
+            over_bytes = bytes > MAX_ANSWER_BYTES;
+            Ok(!over_bytes)
         },
     )?;
     let (kept, tokens) = fit_rows(&outcome.columns, &rows, budget);
     let cut = kept < rows.len();
     rows.truncate(kept);
-    let note = if cut {
+    let note = if cut && kept == 0 {
+        Some(format!(
+            "the first row alone is over budget_tokens {budget}: select fewer or shorter \
+             columns (substr(column, 1, 2000)), or a larger budget_tokens (up to {MAX_BUDGET})"
+        ))
+    } else if cut {
         Some(format!(
             "cut to budget_tokens {budget} after {kept} rows: select fewer columns, narrow the \
              WHERE, or page with LIMIT {kept} OFFSET {kept} (a larger budget_tokens, up to \
              {MAX_BUDGET}, returns more)"
+        ))
+    } else if over_bytes {
+        Some(format!(
+            "cut after {} rows: the rows fetched passed {MAX_ANSWER_BYTES} bytes; select \
+             fewer or shorter columns (substr), or page with LIMIT/OFFSET",
+            rows.len()
         ))
     } else if outcome.truncated {
         Some(format!(
@@ -230,6 +381,15 @@ pub fn query_index(db: &Path, args: &QueryArgs) -> Result<QueryResponse, ToolErr
         ))
     } else {
         None
+    };
+    let note = match (note, cells_cut) {
+        (note, 0) => note,
+        (Some(n), k) => Some(format!(
+            "{n}; {k} text cells over {MAX_CELL_BYTES} bytes were cut (substr reads the rest)"
+        )),
+        (None, k) => Some(format!(
+            "{k} text cells over {MAX_CELL_BYTES} bytes were cut (substr reads the rest)"
+        )),
     };
     Ok(QueryResponse {
         columns: outcome.columns,
@@ -243,6 +403,11 @@ pub fn query_index(db: &Path, args: &QueryArgs) -> Result<QueryResponse, ToolErr
     })
 }
 
+/// Bytes of rows `query_index` fetches at most (the text of cells, 8 per other value):
+/// far above what the largest budget returns, far below what hurts the server.
+pub const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+/// A text cell longer than this many bytes is cut in a `query_index` answer.
+pub const MAX_CELL_BYTES: usize = 64 * 1024;
 /// How many of `rows` fit `budget` tokens with the column names, and their tokens:
 /// each row is counted as the JSON it is sent as.
 fn fit_rows(columns: &[String], rows: &[Vec<serde_json::Value>], budget: usize) -> (usize, usize) {
@@ -260,13 +425,25 @@ fn fit_rows(columns: &[String], rows: &[Vec<serde_json::Value>], budget: usize) 
     (rows.len(), tokens)
 }
 
-/// A cell as JSON.
-fn json_value(v: ValueRef<'_>) -> serde_json::Value {
+/// A cell as JSON; a text longer than `max_bytes` is cut (never copied whole).
+fn json_value(v: ValueRef<'_>, max_bytes: Option<usize>) -> serde_json::Value {
     match v {
         ValueRef::Null => serde_json::Value::Null,
         ValueRef::Integer(n) => n.into(),
         ValueRef::Real(f) => f.into(),
-        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned().into(),
+        ValueRef::Text(t) => match max_bytes {
+            Some(max) if t.len() > max => {
+                // Back to the start of a UTF-8 sequence, so none is cut in the middle.
+                let mut end = max;
+                while end > 0 && t[end] & 0xC0 == 0x80 {
+                    end -= 1;
+                }
+                let mut text = String::from_utf8_lossy(&t[..end]).into_owned();
+                text.push_str(&format!("… (cut: {} bytes)", t.len()));
+                text.into()
+            }
+            _ => String::from_utf8_lossy(t).into_owned().into(),
+        },
         ValueRef::Blob(b) => format!("<{} bytes>", b.len()).into(),
     }
 }
@@ -281,6 +458,11 @@ fn sql_error(e: rusqlite::Error, limits: QueryLimits) -> ToolError {
             limits.timeout.unwrap_or_default().as_secs_f64()
         )),
         Some(ErrorCode::ReadOnly) => ToolError::ReadOnly(format!("{e}")),
+        Some(ErrorCode::AuthorizationForStatementDenied) => ToolError::ReadOnly(format!(
+            "{e}: only reads are allowed (SELECT, WITH, EXPLAIN) and the pragmas that read \
+             the schema or the database's facts without setting anything: {}",
+            ALLOWED_PRAGMAS.join(", ")
+        )),
         _ => match e {
             rusqlite::Error::MultipleStatement => ToolError::InvalidSql(
                 "several statements given; send one statement per call".into(),
@@ -416,6 +598,8 @@ mod tests {
         assert!(!other.exists());
         let e = q(&path, "SELECT 1; DELETE FROM files").unwrap_err();
         assert_eq!(e.code(), "invalid_sql", "{e}");
+        let e = q(&path, "SELECT 1; SELECT 2").unwrap_err();
+        assert_eq!(e.code(), "invalid_sql", "{e}");
         assert_eq!(q(&path, "SELEC 1").unwrap_err().code(), "invalid_sql");
         assert_eq!(q(&path, "  ").unwrap_err().code(), "invalid_argument");
         let g = q(&path, "SELECT value FROM meta").unwrap();
@@ -432,13 +616,88 @@ mod tests {
             QueryLimits {
                 max_rows: Some(10),
                 timeout: Some(Duration::from_millis(200)),
+                max_cell_bytes: None,
             },
-            &mut |_| Ok(()),
+            &mut |_| Ok(true),
         )
         .unwrap_err();
         assert_eq!(e.code(), "query_timeout", "{e}");
         // The handler is removed afterwards: the connection works again.
-        let out = run(&conn, "SELECT 1", QueryLimits::default(), &mut |_| Ok(())).unwrap();
+        let out = run(&conn, "SELECT 1", QueryLimits::default(), &mut |_| Ok(true)).unwrap();
         assert_eq!(out.rows, 1);
+    }
+
+    #[test]
+    fn pragmas_that_set_or_touch_the_process_are_refused_and_reads_allowed() {
+        let (_d, path) = db();
+        for sql in [
+            "PRAGMA hard_heap_limit = 1000",
+            "PRAGMA soft_heap_limit = 1000",
+            "PRAGMA temp_store_directory = '/tmp'",
+            "PRAGMA threads = 4",
+            "PRAGMA mmap_size = 1",
+            "PRAGMA cache_size = 1",
+            "PRAGMA query_only = 0",
+            "PRAGMA writable_schema = 1",
+            "PRAGMA journal_mode = DELETE",
+            "PRAGMA user_version = 7",
+            "PRAGMA hard_heap_limit",
+            "SELECT * FROM pragma_hard_heap_limit",
+            "BEGIN",
+            "SAVEPOINT a",
+            "ANALYZE",
+            "REINDEX",
+        ] {
+            let e = q(&path, sql).unwrap_err();
+            assert_eq!(e.code(), "read_only", "{sql}: {e}");
+        }
+        // SQLite still works for everyone afterwards (no heap limit was set: SQLite
+        // carries out such pragmas while compiling them, so they must be refused then).
+        for sql in [
+            "SELECT length(printf('%.*c', 1000000, 'a'))",
+            "PRAGMA table_info(files)",
+            "PRAGMA index_list(files)",
+            "SELECT name FROM pragma_table_info('nodes')",
+            "PRAGMA user_version",
+            "PRAGMA quick_check",
+            "PRAGMA page_count",
+            "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5) SELECT i FROM c",
+        ] {
+            let r = q(&path, sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+            assert!(r.row_count > 0, "{sql}");
+        }
+    }
+
+    #[test]
+    fn huge_rows_are_cut_by_bytes_and_the_answer_says_so() {
+        let (_d, path) = db();
+        let sql =
+            "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10000) \
+                   SELECT printf('%.*c', 1000000, 'a') AS big FROM c";
+        let r = query_index(
+            &path,
+            &QueryArgs {
+                sql: sql.into(),
+                limit: Some(10_000),
+                budget_tokens: Some(MAX_BUDGET),
+                workspace_root: None,
+            },
+        )
+        .unwrap();
+        assert!(r.truncated);
+        assert!(r.tokens <= MAX_BUDGET);
+        let note = r.note.unwrap();
+        assert!(
+            note.contains("text cells over 65536 bytes were cut"),
+            "{note}"
+        );
+        // A cell is cut to 64 KiB and says how long it was.
+        if let Some(serde_json::Value::String(t)) = r.rows.first().and_then(|row| row.first()) {
+            assert!(
+                t.ends_with("(cut: 1000000 bytes)"),
+                "{}",
+                &t[t.len() - 40..]
+            );
+        }
     }
 }
