@@ -11,9 +11,9 @@
 //! - the connection is opened read-only (`SQLITE_OPEN_READ_ONLY`, which the attached
 //!   memory database inherits) with `PRAGMA query_only = ON`, and may attach no other
 //!   database (`SQLITE_LIMIT_ATTACHED` = 0 once the memory database is attached);
-//! - an authorizer allows only reads and the pragmas of [`ALLOWED_PRAGMAS`] (some
-//!   pragmas SQLite calls read-only act on the whole process, such as
-//!   `hard_heap_limit`), and a statement SQLite does not call read-only
+//! - an authorizer allows only reads and the pragmas of [`TABLE_PRAGMAS`] and
+//!   [`FACT_PRAGMAS`] (some pragmas SQLite calls read-only act on the whole process,
+//!   such as `hard_heap_limit`), and a statement SQLite does not call read-only
 //!   (`sqlite3_stmt_readonly`) is refused before it runs, with `read_only`; only one
 //!   statement per call;
 //! - a time limit, enforced by SQLite's progress handler (checked every
@@ -139,13 +139,9 @@ pub fn open(db: &Path) -> Result<Connection, ToolError> {
     Ok(conn)
 }
 
-/// Pragmas user SQL may run, all of them reads: the schema's introspection (with a
-/// table or index name as argument) and the database's read-only facts (without an
-/// argument). A pragma that sets anything (`PRAGMA user_version = 7`) or touches the
-/// process (`hard_heap_limit`, `soft_heap_limit`, `temp_store_directory`, `threads`,
-/// `mmap_size`, ...) is not here: some of those are process-wide in SQLite and read-only
-/// by its own test, so `sqlite3_stmt_readonly` lets them through.
-pub const ALLOWED_PRAGMAS: &[&str] = &[
+/// Pragmas user SQL may run with or without an argument (a table, an index or a
+/// schema name): the schema's introspection and the checks that only read.
+pub const TABLE_PRAGMAS: &[&str] = &[
     "table_info",
     "table_xinfo",
     "table_list",
@@ -154,14 +150,22 @@ pub const ALLOWED_PRAGMAS: &[&str] = &[
     "index_xinfo",
     "foreign_key_list",
     "foreign_key_check",
+    "integrity_check",
+    "quick_check",
+];
+
+/// Pragmas user SQL may run without a value: the database's read-only facts. With a
+/// value (`PRAGMA user_version = 7`) they would set something, and are refused.
+/// Pragmas in neither list are refused whatever their form: some that SQLite calls
+/// read-only act on the whole process (`hard_heap_limit`, `soft_heap_limit`,
+/// `temp_store_directory`, `threads`), so `sqlite3_stmt_readonly` lets them through.
+pub const FACT_PRAGMAS: &[&str] = &[
     "database_list",
     "collation_list",
     "function_list",
     "module_list",
     "pragma_list",
     "compile_options",
-    "integrity_check",
-    "quick_check",
     "user_version",
     "schema_version",
     "application_id",
@@ -171,21 +175,6 @@ pub const ALLOWED_PRAGMAS: &[&str] = &[
     "page_size",
     "freelist_count",
     "journal_mode",
-];
-
-/// Pragmas of [`ALLOWED_PRAGMAS`] whose argument names a table, an index or a schema,
-/// and so may have one.
-const PRAGMAS_WITH_ARGUMENT: &[&str] = &[
-    "table_info",
-    "table_xinfo",
-    "table_list",
-    "index_list",
-    "index_info",
-    "index_xinfo",
-    "foreign_key_list",
-    "foreign_key_check",
-    "integrity_check",
-    "quick_check",
 ];
 
 /// Whether `sql` holds several statements, told when the authorizer refused one of
@@ -214,7 +203,7 @@ fn several_statements(conn: &Connection, sql: &str) -> bool {
 
 /// The authorizer of user SQL (SQLite's `sqlite3_set_authorizer`, checked while a
 /// statement is prepared, which is also when SQLite carries out most pragmas): reads, selects, functions, recursive CTEs and the
-/// [`ALLOWED_PRAGMAS`]; everything else is denied, so a statement that would write,
+/// [`TABLE_PRAGMAS`] and [`FACT_PRAGMAS`]; everything else is denied, so a statement that would write,
 /// attach, start a transaction or set a pragma fails to compile with "not authorized".
 fn authorize(ctx: rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization {
     use rusqlite::hooks::{AuthAction, Authorization};
@@ -228,8 +217,8 @@ fn authorize(ctx: rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authoriz
             pragma_value,
         } => {
             let name = pragma_name.to_ascii_lowercase();
-            let allowed = ALLOWED_PRAGMAS.contains(&name.as_str())
-                && (pragma_value.is_none() || PRAGMAS_WITH_ARGUMENT.contains(&name.as_str()));
+            let allowed = TABLE_PRAGMAS.contains(&name.as_str())
+                || (pragma_value.is_none() && FACT_PRAGMAS.contains(&name.as_str()));
             if allowed {
                 Authorization::Allow
             } else {
@@ -460,8 +449,10 @@ fn sql_error(e: rusqlite::Error, limits: QueryLimits) -> ToolError {
         Some(ErrorCode::ReadOnly) => ToolError::ReadOnly(format!("{e}")),
         Some(ErrorCode::AuthorizationForStatementDenied) => ToolError::ReadOnly(format!(
             "{e}: only reads are allowed (SELECT, WITH, EXPLAIN) and the pragmas that read \
-             the schema or the database's facts without setting anything: {}",
-            ALLOWED_PRAGMAS.join(", ")
+             the schema or the database's facts without setting anything: {}, and without a \
+             value {}",
+            TABLE_PRAGMAS.join(", "),
+            FACT_PRAGMAS.join(", ")
         )),
         _ => match e {
             rusqlite::Error::MultipleStatement => ToolError::InvalidSql(
