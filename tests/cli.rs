@@ -213,9 +213,23 @@ fn an_unwritable_db_is_named_as_given() {
             locked.display()
         )
     };
-    // A new database is built in a temporary file beside DB: the error names DB.
+    // A new database is built in a temporary file beside DB, under DB's run lock: the
+    // error names DB.
     let out = run_as(&prefix, &["index", root, "--db", db_arg]);
-    assert_eq!((out.status.code(), stderr(&out)), (Some(2), cannot("")));
+    assert_eq!(
+        (out.status.code(), stderr(&out)),
+        (
+            Some(2),
+            format!(
+                "error: cannot open the database {} for writing (cannot create its lock file \
+                 {}.lock: Permission denied (os error 13)): {} and the file must be writable; \
+                 {PASS_DB}\n",
+                db.display(),
+                db.display(),
+                locked.display()
+            )
+        )
+    );
     let out = run_as(&prefix, &["summary", root, "--db", db_arg]);
     assert_eq!(
         (out.status.code(), stderr(&out)),

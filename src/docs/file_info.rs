@@ -244,7 +244,7 @@ fn load(ws: &Workspace, path: &str) -> Result<Loaded, ToolError> {
     };
     let mut entry = lookup()?;
     if entry.as_ref().and_then(|e| e.digest.as_deref()) != Some(digest.as_str()) {
-        ws.refresh(false, &|_| {})?;
+        ws.refresh_or_stale(false, &|_| {})?;
         entry = lookup()?;
     }
     let Some(entry) = entry else {

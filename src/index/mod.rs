@@ -10,6 +10,7 @@ mod import_resolution;
 mod interface;
 mod relpath;
 mod resolve;
+pub mod run_lock;
 pub mod scip;
 
 use resolve::Changes;
@@ -159,6 +160,13 @@ pub enum IndexError {
          wrote (scip-python, scip-typescript, ...: `index.scip` by default)"
     )]
     ScipDecode { path: PathBuf, message: String },
+    /// The run lock ([`run_lock::RunLock`]) could not be taken for another reason than
+    /// permissions (which are [`StoreError::Unwritable`]).
+    #[error("cannot take the index run lock {path}: {error}")]
+    RunLock {
+        path: PathBuf,
+        error: std::io::Error,
+    },
 }
 
 impl From<rusqlite::Error> for IndexError {
@@ -311,10 +319,32 @@ const CHUNK: usize = 256;
 /// next chunk while this one is written), [`resolve_and_apply_scip`] (references,
 /// secondary indexes, SCIP), [`commit_run`] (the run record and the totals).
 ///
-/// Errors: the root is not a directory, a bad exclude glob, or a database error (then
-/// nothing of this run is committed). A path that cannot be listed, stat-ed or read is
+/// One run at a time per database, across processes: the run first takes the
+/// database's run lock ([`run_lock`]), waiting for a run elsewhere to finish.
+///
+/// Errors: the root is not a directory, a bad exclude glob, the run lock cannot be
+/// taken, or a database error (then nothing of this run is committed). A path that cannot be listed, stat-ed or read is
 /// not an error: it is counted in [`IndexReport::unreadable`], and its rows are kept.
 pub fn index(
+    store: &Store,
+    root: &Path,
+    opts: &IndexOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<IndexReport, IndexError> {
+    if let Some(e) = store.read_only_error() {
+        return Err(e.into());
+    }
+    // A private file (a build from nothing) is locked through the database it becomes.
+    let _run = if store.is_private() {
+        None
+    } else {
+        Some(run_lock::RunLock::acquire(store.path())?)
+    };
+    index_locked(store, root, opts, progress)
+}
+
+/// [`index`] with the run lock held (or not needed).
+fn index_locked(
     store: &Store,
     root: &Path,
     opts: &IndexOptions,
@@ -1035,13 +1065,34 @@ pub fn check(
 /// the run writes `DB.partial-PID` beside it, checkpoints and closes it, then renames it
 /// to `db`. A killed run leaves no `db` (only the partial file, which is never read).
 ///
-/// Errors: as [`index`]; also when `db` appears meanwhile or the rename fails.
+/// The whole build holds the run lock of `db` ([`run_lock`]). When `db` exists once
+/// the lock is taken (another process built it meanwhile) or appears during the build
+/// (a server opened it), the run indexes into it incrementally instead, so concurrent
+/// first runs all succeed and end with the same index.
+///
+/// Errors: as [`index`]; also when the rename fails.
 pub fn index_new_database(
     db: &Path,
     root: &Path,
     opts: &IndexOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<IndexReport, IndexError> {
+    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::store::database_file::create_dir(dir).map_err(|e| {
+            IndexError::Store(StoreError::CreateDir {
+                path: db.to_path_buf(),
+                error: e,
+            })
+        })?;
+    }
+    let _run = run_lock::RunLock::acquire(db)?;
+    let into_existing = || -> Result<IndexReport, IndexError> {
+        let store = Store::open(db)?;
+        index_locked(&store, root, opts, progress)
+    };
+    if db.exists() {
+        return into_existing();
+    }
     let partial = PathBuf::from(format!("{}.partial-{}", db.display(), std::process::id()));
     let cleanup = |p: &Path| {
         for ext in ["", "-wal", "-shm"] {
@@ -1052,7 +1103,7 @@ pub fn index_new_database(
     remove_stale_partials(db);
     // Errors name `db`, the file the user gave, not the temporary one.
     let store = Store::open_private(&partial).map_err(|e| e.naming(db))?;
-    let report = match index(&store, root, opts, progress) {
+    let report = match index_locked(&store, root, opts, progress) {
         Ok(r) => r,
         Err(e) => {
             drop(store);
@@ -1062,11 +1113,14 @@ pub fn index_new_database(
     };
     store.publish()?;
     if db.exists() {
+        // Opened (and so created) by a process that does not build: a server starting.
+        // Renaming over it would leave that process on a file nobody updates.
+        tracing::info!(
+            "{} appeared while it was being built: indexing into it instead",
+            db.display()
+        );
         cleanup(&partial);
-        return Err(IndexError::Store(StoreError::Publish {
-            path: db.to_path_buf(),
-            message: "the file appeared while it was being built; nothing was replaced".into(),
-        }));
+        return into_existing();
     }
     std::fs::rename(&partial, db).map_err(|e| {
         IndexError::Store(StoreError::Publish {

@@ -425,11 +425,21 @@ async fn call<A: Args, R: Answer>(
 
 /// Puts the freshness stamp of `ws` (see [`status::Freshness`]) into the result's
 /// `_meta` under [`status::FRESHNESS_META_KEY`]: read after the tool ran, so its
-/// generation is at least the one the answer was built from.
+/// generation is at least the one the answer was built from. When the index could not
+/// be refreshed, a last text block says so (`stale: ...`).
 ///
 /// Errors: `database_error` when the index cannot be read.
 fn stamp(result: &mut CallToolResult, ws: &Workspace) -> Result<(), ToolError> {
     let freshness = status::freshness(ws)?;
+    if let Some(why) = &freshness.refresh_failed {
+        // Said in the content too: a client may not show `_meta` to the model.
+        result.content.push(ContentBlock::text(format!(
+            "stale: this answer comes from the index as of generation {} ({}), which could \
+             not be brought up to date: {why}",
+            freshness.generation,
+            freshness.indexed_at.as_deref().unwrap_or("time unknown")
+        )));
+    }
     let value = serde_json::to_value(freshness).map_err(|e| ToolError::Internal(e.to_string()))?;
     result
         .meta

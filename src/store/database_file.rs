@@ -110,6 +110,83 @@ impl DatabaseFile {
             .build(manager)?)
     }
 
+    /// Opens the existing file at `path` for reading only, for a database this process
+    /// cannot write (a read-only mount, a directory or file without write permission,
+    /// such as a CI artifact): first as a shared read-only connection (`mode=ro`, which
+    /// sees other processes' commits), else, when SQLite cannot set up the write-ahead
+    /// log's shared memory there, as an immutable file (`immutable=1`: no locks, no log;
+    /// right for a file nothing writes). Every connection also sets `query_only`.
+    /// Returns the pool and whether the file was opened immutable.
+    ///
+    /// Errors: [`StoreError::Missing`]; [`StoreError::Corrupt`]; [`StoreError::TooNew`];
+    /// [`StoreError::ReadOnlyOutdated`] for a file at an older schema version (it cannot
+    /// be migrated without writing); [`StoreError::Unwritable`] when neither way opens.
+    pub fn open_read_only(
+        &self,
+        path: &Path,
+    ) -> Result<(r2d2::Pool<SqliteConnectionManager>, bool), StoreError> {
+        let (_, uri, immutable) = self.connect_read_only(path, false)?;
+        let manager = SqliteConnectionManager::file(uri)
+            .with_flags(READ_ONLY_FLAGS)
+            .with_init(|c| configure_read_only(c));
+        let pool = r2d2::Pool::builder()
+            .max_size(self.pool_size)
+            .min_idle(Some(1))
+            .build(manager)?;
+        Ok((pool, immutable))
+    }
+
+    /// One read-only connection to the existing file at `path`, opened as
+    /// [`DatabaseFile::open_read_only`] says, with the URI that opened it and whether
+    /// that is immutable. A file at an older schema version is accepted when
+    /// `allow_older` (for SQL a user types, which may know the older tables).
+    ///
+    /// Errors: as [`DatabaseFile::open_read_only`].
+    pub fn connect_read_only(
+        &self,
+        path: &Path,
+        allow_older: bool,
+    ) -> Result<(Connection, String, bool), StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::Missing(path.to_path_buf()));
+        }
+        let mut last = None;
+        for immutable in [false, true] {
+            let uri = read_only_uri(path, immutable);
+            let opened = Connection::open_with_flags(&uri, READ_ONLY_FLAGS)
+                .and_then(|c| {
+                    configure_read_only(&c)?;
+                    let found = c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?;
+                    Ok((c, found))
+                })
+                .map_err(|e| classify(path, e));
+            let (conn, found) = match opened {
+                Ok(opened) => opened,
+                Err(e @ StoreError::Corrupt { .. }) => return Err(e),
+                Err(e) => {
+                    last = Some(e);
+                    continue;
+                }
+            };
+            if found > self.version() {
+                return Err(StoreError::TooNew {
+                    path: path.to_path_buf(),
+                    found,
+                    supported: self.version(),
+                });
+            }
+            if found < self.version() && !allow_older {
+                return Err(StoreError::ReadOnlyOutdated {
+                    path: path.to_path_buf(),
+                    found,
+                    supported: self.version(),
+                });
+            }
+            return Ok((conn, uri, immutable));
+        }
+        Err(last.unwrap_or_else(|| StoreError::Missing(path.to_path_buf())))
+    }
+
     /// Opens one connection to `path`, sets it up for `journal` and migrates the file.
     fn set_up(&self, path: &Path, journal: Journal) -> Result<(), StoreError> {
         let mut conn = Connection::open(path).map_err(|e| classify(path, e))?;
@@ -166,12 +243,47 @@ impl DatabaseFile {
     }
 }
 
+/// How a read-only connection is opened: read only, its name a `file:` URI.
+const READ_ONLY_FLAGS: rusqlite::OpenFlags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+    .union(rusqlite::OpenFlags::SQLITE_OPEN_URI)
+    .union(rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX);
+
+/// The per-connection pragmas of a read-only connection: the busy timeout, `query_only`,
+/// temporary tables in memory, a page cache of at most 64 MiB.
+fn configure_read_only(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch(
+        "PRAGMA query_only = ON;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -65536;",
+    )
+}
+
+/// The `file:` URI that opens `path` read-only (`mode=ro`, plus `immutable=1` when
+/// asked), with the characters a URI path cannot hold as such percent-encoded.
+fn read_only_uri(path: &Path, immutable: bool) -> String {
+    let mut uri = String::from("file:");
+    for b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'%' | b'?' | b'#' => uri.push_str(&format!("%{b:02X}")),
+            _ if b.is_ascii() && !b.is_ascii_control() => uri.push(*b as char),
+            _ => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    uri.push_str(if immutable {
+        "?mode=ro&immutable=1"
+    } else {
+        "?mode=ro"
+    });
+    uri
+}
+
 /// Creates `dir` (and its parents) for a database file. The directory itself, when
 /// this creates it, gets a `.gitignore` of `*`: it holds only what this build writes
 /// (databases, their logs), which `git status` must not list (the default,
 /// `ROOT/.constellation/`, is inside the indexed tree). A directory that already exists
 /// is left as it is, so a user who removes the file (to commit an index) keeps it so.
-fn create_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }

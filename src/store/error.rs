@@ -19,6 +19,25 @@ pub enum StoreError {
         found: i64,
         supported: i64,
     },
+    /// A database that can only be read is at an older schema version than this build's,
+    /// and migrating it would need a write.
+    #[error(
+        "the database {path} has schema version {found}, older than this build's \
+         ({supported}), and cannot be migrated because it is read-only; open it once \
+         where it can be written, or rebuild it with this version"
+    )]
+    ReadOnlyOutdated {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    /// A write (an index run) to a database opened read-only because this process
+    /// cannot write it.
+    #[error(
+        "the database {0} is read-only here (its file or directory cannot be written), so \
+         the index is not refreshed and answers come from it as it is; {WHAT_TO_DO}"
+    )]
+    ReadOnlyIndex(PathBuf),
     /// A read-only open of a database that does not exist.
     #[error("no index database at {0}; run `constellation index` first")]
     Missing(PathBuf),
@@ -82,6 +101,15 @@ impl StoreError {
     /// caller may move it aside and start a fresh one.
     pub fn is_corrupt(&self) -> bool {
         matches!(self, StoreError::Corrupt { .. })
+    }
+
+    /// True when the file or its directory cannot be written (SQLite cannot open it
+    /// for writing, or its directory cannot be created).
+    pub fn is_unwritable(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Unwritable { .. } | StoreError::CreateDir { .. }
+        )
     }
 }
 

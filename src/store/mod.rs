@@ -11,7 +11,6 @@ mod error;
 mod schema;
 
 use database_file::Journal;
-use error::classify;
 pub use error::StoreError;
 pub use schema::{current_schema, render_schema, SCHEMA_VERSION};
 
@@ -19,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
 /// A pooled connection to the index database.
 pub type PooledConn = r2d2::PooledConnection<SqliteConnectionManager>;
@@ -29,6 +28,20 @@ pub type PooledConn = r2d2::PooledConnection<SqliteConnectionManager>;
 pub struct Store {
     pool: r2d2::Pool<SqliteConnectionManager>,
     path: PathBuf,
+    /// How the file was opened.
+    access: Access,
+}
+
+/// How a [`Store`]'s file was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read-write, shared with other processes (write-ahead log).
+    Shared,
+    /// Read-write, private to this process until published ([`Store::open_private`]).
+    Private,
+    /// Read only, because this process cannot write the file or its directory;
+    /// `immutable` when SQLite was told nothing changes it (no locks, no log).
+    ReadOnly { immutable: bool },
 }
 
 impl Store {
@@ -37,8 +50,29 @@ impl Store {
     ///
     /// Errors: [`StoreError::Corrupt`] for a file that is not a usable SQLite database,
     /// [`StoreError::TooNew`] for one from a newer build.
+    ///
+    /// An existing file this process cannot write (a read-only mount, a CI artifact
+    /// without write permission) is opened read-only instead
+    /// ([`database_file::DatabaseFile::open_read_only`]), with a warning in the log:
+    /// it answers queries, and index runs on it fail with [`StoreError::ReadOnlyIndex`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Store::open_with(path, Journal::Wal)
+        match Store::open_with(path, Journal::Wal) {
+            Err(e) if e.is_unwritable() && path.is_file() => {
+                let (pool, immutable) = schema::INDEX_DB.open_read_only(path)?;
+                tracing::warn!(
+                    "{e}; opened {} read-only{}: answers come from the index as it is, \
+                     and it is not refreshed",
+                    path.display(),
+                    if immutable { " (immutable)" } else { "" }
+                );
+                Ok(Store {
+                    pool,
+                    path: path.to_path_buf(),
+                    access: Access::ReadOnly { immutable },
+                })
+            }
+            opened => opened,
+        }
     }
 
     /// Opens a new database file that only this process uses until
@@ -53,7 +87,29 @@ impl Store {
         Ok(Store {
             pool: schema::INDEX_DB.open(path, journal)?,
             path: path.to_path_buf(),
+            access: match journal {
+                Journal::Wal => Access::Shared,
+                Journal::Private => Access::Private,
+            },
         })
+    }
+
+    /// How the file was opened.
+    pub fn access(&self) -> Access {
+        self.access
+    }
+
+    /// Whether this is a private build file ([`Store::open_private`]) that no other
+    /// process opens.
+    pub fn is_private(&self) -> bool {
+        self.access == Access::Private
+    }
+
+    /// The error of a write to a read-only store: `Some` when the file was opened
+    /// read-only ([`Store::open`]).
+    pub fn read_only_error(&self) -> Option<StoreError> {
+        matches!(self.access, Access::ReadOnly { .. })
+            .then(|| StoreError::ReadOnlyIndex(self.path.clone()))
     }
 
     /// Checkpoints the write-ahead log into the database file and closes every
@@ -155,30 +211,13 @@ pub fn read_generation(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 /// Opens `path` read-only with `query_only` set, for user SQL. The file must exist and
-/// be at a schema version this build reads.
+/// be at a schema version this build reads (older ones too). A file on a read-only
+/// mount is opened immutable ([`database_file::DatabaseFile::open_read_only`]).
+///
+/// Errors: [`StoreError::Missing`], [`StoreError::Corrupt`], [`StoreError::TooNew`],
+/// [`StoreError::Unwritable`] when SQLite cannot open it at all.
 pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
-    if !path.exists() {
-        return Err(StoreError::Missing(path.to_path_buf()));
-    }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| classify(path, e))?;
-    conn.busy_timeout(Duration::from_secs(10))?;
-    conn.execute_batch("PRAGMA query_only = ON;")
-        .map_err(|e| classify(path, e))?;
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(|e| classify(path, e))?;
-    if version > SCHEMA_VERSION {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found: version,
-            supported: SCHEMA_VERSION,
-        });
-    }
-    Ok(conn)
+    Ok(schema::INDEX_DB.connect_read_only(path, true)?.0)
 }
 
 pub mod defined_names;

@@ -167,9 +167,10 @@ pub fn get_graph_summary(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<SummaryResponse, ToolError> {
     let started = Instant::now();
-    let report = ws.refresh(force_refresh, progress)?;
+    // A failed run with an index to answer from: the answer is that index, stamped stale.
+    let report = ws.refresh_or_stale(force_refresh, progress)?;
     let graph = ws.file_graph()?;
-    let cache_used = !force_refresh && !report.changed;
+    let cache_used = report.is_none_or(|r| !force_refresh && !r.changed);
     Ok(summarize(
         &graph,
         started.elapsed().as_millis() as u64,

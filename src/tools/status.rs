@@ -37,6 +37,10 @@ pub struct Freshness {
     pub pending_changes: Option<bool>,
     /// Whether a file watch keeps this index fresh.
     pub watched: bool,
+    /// Why the last index run failed (a full disk, a read-only database), when the
+    /// answer comes from the index as it was before: it may not match the disk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_failed: Option<String>,
 }
 
 /// The generation of the database on `conn` and when the run that made it finished.
@@ -68,6 +72,7 @@ pub fn freshness(ws: &Workspace) -> Result<Freshness, ToolError> {
         indexed_at,
         pending_changes: watched.then(|| !ws.freshness().is_current()),
         watched,
+        refresh_failed: ws.refresh_failure(),
     })
 }
 

@@ -23,8 +23,12 @@ pub struct Workspace {
     /// The agent-memory database, opened by the first call that needs it.
     memory: Mutex<Option<MemoryStore>>,
     options: IndexOptions,
-    /// Serializes index runs of this process (other processes wait on SQLite's lock).
+    /// Serializes index runs of this process (other processes wait on the database's
+    /// run lock, [`index::run_lock`]).
     index_lock: Mutex<()>,
+    /// The last index run that failed while an index to answer from existed, until a
+    /// run succeeds ([`Workspace::refresh_or_stale`]).
+    refresh_failure: Mutex<Option<RefreshFailure>>,
     /// The file graph of the newest generation loaded so far.
     file_graph: Mutex<Option<Arc<FileGraph>>>,
     /// The symbol graph of the newest generation loaded so far.
@@ -76,6 +80,7 @@ impl Workspace {
             memory: Mutex::new(None),
             options,
             index_lock: Mutex::new(()),
+            refresh_failure: Mutex::new(None),
             file_graph: Mutex::new(None),
             symbol_graph: Mutex::new(None),
             last_fresh: Mutex::new(None),
@@ -146,11 +151,85 @@ impl Workspace {
         };
         let events_at_start = self.freshness.events();
         let report = index::index(&self.store, &self.root, &opts, progress)?;
+        if let Ok(mut failure) = self.refresh_failure.lock() {
+            *failure = None;
+        }
         self.freshness.note_run(events_at_start);
         if let Ok(mut t) = self.last_fresh.lock() {
             *t = Some(std::time::Instant::now());
         }
         Ok(report)
+    }
+
+    /// Like [`Workspace::refresh`], for a tool that reads the index: when the run fails
+    /// (a full disk, a read-only database, the root gone) and an index built earlier
+    /// exists, the failure is remembered for the answer's staleness notice
+    /// ([`Workspace::refresh_failure`]) and `Ok(None)` returned, so the tool answers
+    /// from the index as it is. After a failure, runs are not tried again while no
+    /// file event arrived and less than [`RETRY_FAILED_AFTER`] passed. A read-only
+    /// database is never refreshed.
+    ///
+    /// Errors: the run's, when no index exists yet; `internal` for a poisoned lock.
+    pub fn refresh_or_stale(
+        &self,
+        full: bool,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<Option<IndexReport>, ToolError> {
+        if let Some(e) = self.store.read_only_error() {
+            self.note_refresh_failure(e.to_string());
+            return Ok(None);
+        }
+        if !full && self.failed_and_unchanged() {
+            return Ok(None);
+        }
+        match self.refresh(full, progress) {
+            Ok(report) => Ok(Some(report)),
+            Err(e) => self.stale_or(e).map(|()| None),
+        }
+    }
+
+    /// `Ok` (with the failure remembered) when `e` is an index or database error and
+    /// an index built earlier exists to answer from; `Err(e)` otherwise.
+    fn stale_or(&self, e: ToolError) -> Result<(), ToolError> {
+        let built = self.store.generation().is_ok_and(|g| g > 0);
+        if built && matches!(e, ToolError::Index(_) | ToolError::Store(_)) {
+            tracing::warn!(
+                "the index of {} could not be refreshed ({e}); answering from it as it is",
+                self.root.display()
+            );
+            self.note_refresh_failure(e.to_string());
+            return Ok(());
+        }
+        Err(e)
+    }
+
+    fn note_refresh_failure(&self, message: String) {
+        if let Ok(mut slot) = self.refresh_failure.lock() {
+            *slot = Some(RefreshFailure {
+                message,
+                events: self.freshness.events(),
+                at: std::time::Instant::now(),
+            });
+        }
+    }
+
+    /// Whether the last run failed, no file event arrived since, and it was less than
+    /// [`RETRY_FAILED_AFTER`] ago.
+    fn failed_and_unchanged(&self) -> bool {
+        self.refresh_failure.lock().is_ok_and(|slot| {
+            slot.as_ref().is_some_and(|f| {
+                f.events == self.freshness.events() && f.at.elapsed() < RETRY_FAILED_AFTER
+            })
+        })
+    }
+
+    /// Why the index could not be refreshed, when the last attempt failed and answers
+    /// come from the index as it is: the text of the staleness notice.
+    pub fn refresh_failure(&self) -> Option<String> {
+        self.refresh_failure
+            .lock()
+            .ok()
+            .and_then(|slot| slot.as_ref().map(|f| f.message.clone()))
     }
 
     /// Like [`Workspace::refresh`] (incremental), for a tool call about to read the
@@ -160,7 +239,22 @@ impl Workspace {
     /// it run the index itself). Without a watch, it is skipped
     /// when the index was found matching the disk less than `max_age` ago: drill-down
     /// calls in quick succession then cost no walk of the tree each.
+    ///
+    /// When the run fails and an index exists, the call answers from it with a
+    /// staleness notice, as [`Workspace::refresh_or_stale`] says.
     pub fn refresh_within(&self, max_age: std::time::Duration) -> Result<(), ToolError> {
+        if let Some(e) = self.store.read_only_error() {
+            self.note_refresh_failure(e.to_string());
+            return Ok(());
+        }
+        if self.failed_and_unchanged() {
+            return Ok(());
+        }
+        self.refresh_within_unchecked(max_age)
+            .or_else(|e| self.stale_or(e))
+    }
+
+    fn refresh_within_unchecked(&self, max_age: std::time::Duration) -> Result<(), ToolError> {
         if self.watch.get().is_some() || self.watch_starting.load(Ordering::SeqCst) {
             if !self.freshness.wait_current(super::watcher::CALL_WAIT) {
                 self.freshness.note_call_walk();
@@ -290,6 +384,20 @@ impl Workspace {
         *cached = Some(Arc::clone(&g));
         Ok(g)
     }
+}
+
+/// After a failed index run, how long tool calls answer from the index as it is before
+/// trying a run again (sooner when a file event arrives).
+pub const RETRY_FAILED_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// An index run that failed while an older index could answer.
+struct RefreshFailure {
+    /// The error's text.
+    message: String,
+    /// File-system events counted when it failed.
+    events: u64,
+    /// When it failed.
+    at: std::time::Instant,
 }
 
 /// Opens a database with `open`; moves a file that `is_corrupt` says is unusable aside
