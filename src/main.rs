@@ -218,6 +218,12 @@ enum Command {
             value_name = "GROUPS"
         )]
         tools: Vec<constellation::mcp::ToolGroup>,
+        /// Also allow calls to work on DIR or any directory below it (repeatable). A
+        /// call's `workspaceRoot`, `set_workspace_root` and `summarize_graph`'s `path`
+        /// must lie inside ROOT, one of these, or one of the client's MCP roots; any
+        /// other directory is refused with `outside_allowed_roots`.
+        #[arg(long, value_name = "DIR")]
+        allow_root: Vec<PathBuf>,
     },
     /// List the MCP tools `serve` offers, by group, with the tokens (cl100k_base) each
     /// costs a client's context in the tool list (name, description, input and output
@@ -848,10 +854,12 @@ fn run(cli: Cli) -> Result<i32> {
             http,
             token,
             tools,
+            allow_root,
         } => {
             let ws = Arc::new(open_workspace(&root, &g)?);
             let db = ws.store().path().to_path_buf();
             let server = constellation::mcp::Server::new(ws, options(&g))
+                .allow_roots(&allow_root)
                 .with_work_capacity(work_capacity)
                 .with_watch(!no_watch)
                 .with_tools(&tools);

@@ -523,7 +523,27 @@ fn query_index_reads_and_refuses_writes() {
 fn set_workspace_root_switches_to_the_other_index() {
     let (_dir, root) = common::fixture_copy("docs-app");
     let (_dir2, other) = common::fixture_copy("py-pkg");
-    let mut c = start(&root);
+    // A root the server was not started with is refused, and nothing is created there.
+    let mut refused = start(&root);
+    let e = err(
+        &mut refused,
+        "set_workspace_root",
+        json!({"path": other.to_str().unwrap()}),
+    );
+    assert!(e.starts_with("outside_allowed_roots:"), "{e}");
+    assert!(e.contains("--allow-root"), "{e}");
+    let e = err(
+        &mut refused,
+        "inspect_source",
+        json!({"path": "shop/util.py", "startLine": 1, "endLine": 1, "workspaceRoot": other.to_str().unwrap()}),
+    );
+    assert!(e.starts_with("outside_allowed_roots:"), "{e}");
+    assert!(!other.join(".constellation").exists());
+    drop(refused);
+
+    let db = root.parent().unwrap().join("docs.db");
+    let mut c = Client::start_with(&root, &db, &["--allow-root", other.to_str().unwrap()], &[]);
+    handshake(&mut c);
     ok(&mut c, "file_info", json!({"path": "geo/units.py"}));
     // workspaceRoot addresses another workspace for one call.
     let one = ok(
@@ -574,6 +594,12 @@ fn set_workspace_root_switches_to_the_other_index() {
         &mut c,
         "set_workspace_root",
         json!({"path": "/no/such/dir"}),
+    );
+    assert!(e.starts_with("outside_allowed_roots:"), "{e}");
+    let e = err(
+        &mut c,
+        "set_workspace_root",
+        json!({"path": other.join("no/such/dir").to_str().unwrap()}),
     );
     assert!(e.starts_with("not_found:"), "{e}");
 }

@@ -177,7 +177,7 @@ fn bad_arguments_are_tool_errors_with_codes() {
     assert!(r["content"][0]["text"]
         .as_str()
         .unwrap()
-        .starts_with("not_found:"));
+        .starts_with("outside_allowed_roots:"));
 
     let resp = c.request(
         "tools/call",
@@ -256,13 +256,27 @@ fn a_relative_workspace_root_error_names_where_it_led() {
         )
     );
     // An absolute one is named as it was given.
+    let missing = root.canonicalize().unwrap().join("definitely/not/here");
+    let r = c.call(
+        "set_workspace_root",
+        json!({"path": missing.to_str().unwrap()}),
+    );
+    assert_eq!(
+        r["content"][0]["text"],
+        format!(
+            "not_found: workspace root {}: No such file or directory (os error 2)",
+            missing.display()
+        )
+    );
+    // Outside the server's root, whether it exists or not is not told.
     let r = c.call(
         "set_workspace_root",
         json!({"path": "/definitely/not/here"}),
     );
-    assert_eq!(
-        r["content"][0]["text"],
-        "not_found: workspace root /definitely/not/here: No such file or directory (os error 2)"
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("outside_allowed_roots: workspace root /definitely/not/here (/definitely/not/here) is not inside a root this server allows ("),
+        "{text}"
     );
 }
 

@@ -41,6 +41,9 @@ pub struct Server {
     /// How the server is reached (`stdio`, `http`) and, for HTTP, how many sessions
     /// are open (set once by the transport).
     transport: Arc<OnceLock<Transport>>,
+    /// The directories a call may take as its workspace root, canonical: each one and
+    /// everything below it ([`Server::allow_roots`]; the first workspace's root always).
+    allowed_roots: Arc<RwLock<Vec<PathBuf>>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -49,7 +52,9 @@ impl Server {
     pub fn new(ws: Arc<Workspace>, options: IndexOptions) -> Server {
         let mut others = HashMap::new();
         others.insert(ws.root().to_path_buf(), Arc::clone(&ws));
+        let allowed_roots = Arc::new(RwLock::new(vec![ws.root().to_path_buf()]));
         Server {
+            allowed_roots,
             default: Arc::new(RwLock::new(ws)),
             options,
             others: Arc::new(Mutex::new(others)),
@@ -70,6 +75,60 @@ impl Server {
         self
     }
 
+    /// Allows calls to take `roots` (and any directory below one of them) as their
+    /// workspace root, through `workspaceRoot`, `set_workspace_root` or
+    /// `summarize_graph`'s `path`, besides the first workspace's root. A root that does
+    /// not exist is skipped with a warning. The client's MCP roots are added the same
+    /// way when it announces them.
+    pub fn allow_roots(self, roots: &[PathBuf]) -> Server {
+        self.add_allowed_roots(roots.iter().map(PathBuf::as_path), "--allow-root");
+        self
+    }
+
+    /// Adds `roots` to the allow-list (canonical), logging each; `from` says where
+    /// they came from.
+    fn add_allowed_roots<'p>(&self, roots: impl Iterator<Item = &'p Path>, from: &str) {
+        let Ok(mut allowed) = self.allowed_roots.write() else {
+            tracing::error!("the allowed roots' lock is poisoned: {from} roots not added");
+            return;
+        };
+        for root in roots {
+            match root.canonicalize() {
+                Ok(c) if c.is_dir() => {
+                    if !allowed.contains(&c) {
+                        tracing::info!("allowed workspace root {} ({from})", c.display());
+                        allowed.push(c);
+                    }
+                }
+                Ok(c) => tracing::warn!("{from} root {} is not a directory: skipped", c.display()),
+                Err(e) => tracing::warn!("{from} root {}: {e}; skipped", root.display()),
+            }
+        }
+    }
+
+    /// Refuses a workspace root outside every allowed root: `path` as the call gave
+    /// it, `abs` absolute (canonical when it exists, else only normalized).
+    ///
+    /// Errors: `outside_allowed_roots`, naming the allowed roots; `internal` when the
+    /// list's lock is poisoned.
+    fn check_allowed(&self, path: &str, abs: &Path) -> Result<(), ToolError> {
+        let allowed = self
+            .allowed_roots
+            .read()
+            .map_err(|_| ToolError::Internal("allowed roots lock poisoned".into()))?;
+        if allowed.iter().any(|r| abs.starts_with(r)) {
+            return Ok(());
+        }
+        let list: Vec<String> = allowed.iter().map(|r| r.display().to_string()).collect();
+        Err(ToolError::OutsideAllowedRoots(format!(
+            "workspace root {path} ({}) is not inside a root this server allows ({}); \
+             start the server with `--allow-root DIR`, or list the directory among the \
+             client's MCP roots",
+            abs.display(),
+            list.join(", ")
+        )))
+    }
+
     /// Sets how many saved work entries the LRU keeps (at least 1).
     pub fn with_work_capacity(mut self, capacity: usize) -> Server {
         self.work_capacity = capacity.max(1);
@@ -87,6 +146,13 @@ impl Server {
     /// Starts the file watch of `ws` when the server watches; a failure is logged and
     /// leaves the workspace checking the disk from tool calls.
     fn start_watch(&self, ws: &Arc<Workspace>) {
+        if self.watch && ws.store().read_only_error().is_some() {
+            tracing::info!(
+                "{} is read-only: no file watch (the index is not refreshed)",
+                ws.store().path().display()
+            );
+            return;
+        }
         if self.watch {
             if let Err(e) = ws.watch() {
                 tracing::warn!(
@@ -136,7 +202,7 @@ impl Server {
         let Ok(warm) = self.default_workspace() else {
             return;
         };
-        if self.watch {
+        if self.watch && warm.store().read_only_error().is_none() {
             // Calls made before the watch is up wait for its first run, not walk.
             warm.expect_watch();
         }
@@ -146,7 +212,7 @@ impl Server {
             if warm.is_watched() {
                 return;
             }
-            if let Err(e) = warm.refresh(false, &|_| {}) {
+            if let Err(e) = warm.refresh_or_stale(false, &|_| {}) {
                 tracing::warn!("background index failed: {e}");
             }
         });
@@ -173,7 +239,9 @@ impl Server {
     /// The workspace a call addresses: `default`, or `root` (opened once, with its own
     /// database).
     ///
-    /// Errors: `not_found` when `root` is not a directory; opening errors of a new one.
+    /// Errors: `outside_allowed_roots` when `root` is not inside an allowed root
+    /// ([`Server::allow_roots`]); `not_found` when it is not a directory; opening errors
+    /// of a new one.
     pub(super) fn workspace(
         &self,
         default: &Arc<Workspace>,
@@ -185,16 +253,22 @@ impl Server {
         // A relative root (`path: "."`) is taken from the server's workspace, and its
         // error says where that led.
         let joined = default.root().join(root);
-        let canonical = joined.canonicalize().map_err(|e| {
-            ToolError::NotFound(if Path::new(root).is_absolute() {
-                format!("workspace root {root}: {e}")
-            } else {
-                format!(
-                    "workspace root {root} (relative to the server's root, so {}): {e}",
-                    joined.display()
-                )
-            })
-        })?;
+        let canonical = match joined.canonicalize() {
+            Ok(c) => c,
+            Err(e) => {
+                // Whether a directory exists outside the allowed roots is not told.
+                self.check_allowed(root, &crate::tools::sandbox::normalize(&joined))?;
+                return Err(ToolError::NotFound(if Path::new(root).is_absolute() {
+                    format!("workspace root {root}: {e}")
+                } else {
+                    format!(
+                        "workspace root {root} (relative to the server's root, so {}): {e}",
+                        joined.display()
+                    )
+                }));
+            }
+        };
+        self.check_allowed(root, &canonical)?;
         if canonical == default.root() {
             return Ok(Arc::clone(default));
         }
@@ -253,6 +327,31 @@ impl ServerHandler for Server {
         self.tool_router.call(call).await
     }
 
+    /// Adds the client's MCP roots (`roots/list`, `file://` URIs) to the allowed
+    /// workspace roots when the client declares the roots capability. (The newest
+    /// protocol revision deprecates roots; clients of the earlier ones still send them.)
+    #[allow(deprecated)]
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        let declares_roots = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if !declares_roots {
+            return;
+        }
+        match context.peer.list_roots().await {
+            Ok(list) => {
+                let paths: Vec<PathBuf> = list
+                    .roots
+                    .iter()
+                    .filter_map(|r| file_uri_path(&r.uri))
+                    .collect();
+                self.add_allowed_roots(paths.iter().map(PathBuf::as_path), "client");
+            }
+            Err(e) => tracing::warn!("the client's roots could not be listed: {e}"),
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
@@ -282,4 +381,59 @@ pub async fn serve_stdio(server: Server) -> Result<(), Box<dyn std::error::Error
     .await;
     clients.fetch_sub(1, Ordering::SeqCst);
     served
+}
+
+/// The path of a `file://` URI (`file:///home/a%20b` → `/home/a b`; `file://localhost/x`
+/// → `/x`); `None` for another scheme or host.
+fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !path.starts_with('/') {
+        return None;
+    }
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push((hex(h)? * 16 + hex(l)?) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt as _;
+        Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8(out).ok().map(PathBuf::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_become_paths() {
+        assert_eq!(
+            file_uri_path("file:///home/a%20b"),
+            Some(PathBuf::from("/home/a b"))
+        );
+        assert_eq!(
+            file_uri_path("file://localhost/x"),
+            Some(PathBuf::from("/x"))
+        );
+        assert_eq!(file_uri_path("file://other/x"), None);
+        assert_eq!(file_uri_path("https://x/y"), None);
+        assert_eq!(file_uri_path("file:///50%"), Some(PathBuf::from("/50%")));
+    }
 }

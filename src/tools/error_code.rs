@@ -47,11 +47,14 @@ pub enum ErrorCode {
     JudgeInvalidOutput,
     /// `judge_failed`: an audit judge exited with an error.
     JudgeFailed,
+    /// `outside_allowed_roots`: a workspace root the server was not started with
+    /// (`serve ROOT --allow-root DIR`, or the client's MCP roots).
+    OutsideAllowedRoots,
 }
 
 impl ErrorCode {
     /// Every code, in the order of the table above.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::InvalidArgument,
         ErrorCode::InvalidFilter,
         ErrorCode::RadiusTooLarge,
@@ -71,6 +74,7 @@ impl ErrorCode {
         ErrorCode::JudgeTimeout,
         ErrorCode::JudgeInvalidOutput,
         ErrorCode::JudgeFailed,
+        ErrorCode::OutsideAllowedRoots,
     ];
 
     /// The code as clients see it (snake_case).
@@ -95,6 +99,7 @@ impl ErrorCode {
             ErrorCode::JudgeTimeout => "judge_timeout",
             ErrorCode::JudgeInvalidOutput => "judge_invalid_output",
             ErrorCode::JudgeFailed => "judge_failed",
+            ErrorCode::OutsideAllowedRoots => "outside_allowed_roots",
         }
     }
 }

@@ -108,6 +108,9 @@ pub enum ToolError {
     /// A file could not be read or written.
     #[error("{}: {}", ErrorCode::IoError, .0)]
     Io(String),
+    /// A workspace root outside every root the server allows.
+    #[error("{}: {}", ErrorCode::OutsideAllowedRoots, .0)]
+    OutsideAllowedRoots(String),
 }
 
 impl ToolError {
@@ -130,6 +133,7 @@ impl ToolError {
             ToolError::QueryTimeout(_) => ErrorCode::QueryTimeout,
             ToolError::InvalidSql(_) => ErrorCode::InvalidSql,
             ToolError::Io(_) => ErrorCode::IoError,
+            ToolError::OutsideAllowedRoots(_) => ErrorCode::OutsideAllowedRoots,
         }
     }
 
