@@ -536,7 +536,9 @@ fn index_walked(
 }
 
 /// Reads, hashes and parses the files of `to_read` on the thread pool, chunk by chunk,
-/// and writes each chunk on this thread while the pool reads the next one.
+/// and writes each chunk on this thread while the pool reads the next one. Files are
+/// read beneath `root` (see [`read_walked`]).
+#[allow(clippy::too_many_arguments)]
 fn read_and_write(
     root: &Path,
     tx: &IndexTx<'_>,
