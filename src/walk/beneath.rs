@@ -9,7 +9,8 @@
 //! refusing every link on the way:
 //!
 //! - Linux: `openat2(root, rel, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` (5.6 and later);
-//! - where `openat2` is missing or filtered (`ENOSYS`, `EPERM`), and on other Unix
+//! - where `openat2` is missing or refused (`ENOSYS`, `EPERM` from a seccomp filter,
+//!   `EINVAL`/`E2BIG` from a kernel that does not know the flags), and on other Unix
 //!   systems: one `openat(dir, name, O_DIRECTORY | O_NOFOLLOW)` per directory, then the
 //!   file with `O_NOFOLLOW | O_NONBLOCK`;
 //! - elsewhere: a plain open of `root/rel` (the callers' lexical checks still apply).
@@ -187,7 +188,8 @@ mod imp {
         Ok(File::from(fd))
     }
 
-    /// 0: not tried yet, 1: works, 2: not available (fall back for good).
+    /// 0: not tried yet; 1: has worked (a later refusal falls back for that call only);
+    /// 2: refused before it ever worked, so every call takes the component walk.
     #[cfg(target_os = "linux")]
     static OPENAT2: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 
