@@ -63,17 +63,13 @@ pub fn resolve_inside(root: &Path, p: &str) -> Result<String, String> {
     if !canonical.is_file() {
         return Err("not a file".into());
     }
-    Ok(rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/"))
+    Ok(crate::walk::path_text::encode(rel))
 }
 
 /// The text of a workspace file (`None` outside the workspace, missing, or not UTF-8).
 pub fn read_inside(root: &Path, p: &str) -> Option<String> {
     let rel = resolve_inside(root, p).ok()?;
-    let bytes = std::fs::read(root.join(rel)).ok()?;
+    let bytes = crate::walk::read_stored(root, &rel, crate::walk::MAX_TOOL_READ).ok()?;
     String::from_utf8(bytes).ok()
 }
 

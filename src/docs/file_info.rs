@@ -235,8 +235,7 @@ fn load(ws: &Workspace, path: &str) -> Result<Loaded, ToolError> {
             p.rel
         )));
     }
-    let bytes = crate::walk::read_regular(&p.abs, crate::walk::MAX_TOOL_READ)
-        .map_err(|e| ToolError::Io(format!("cannot read {}: {e}", p.rel)))?;
+    let bytes = sandbox::read_file(ws.root(), &p, crate::walk::MAX_TOOL_READ)?;
     let digest = crate::walk::digest(&bytes);
     let lookup = || -> Result<Option<FileEntry>, ToolError> {
         let conn = ws.store().conn()?;

@@ -56,7 +56,7 @@ pub struct InspectResponse {
 
 /// Reads lines `start_line..=end_line` of `path` in the workspace at `root`.
 ///
-/// Errors: `outside_workspace`, `not_found` (see [`sandbox::resolve`]);
+/// Errors: `outside_workspace`, `not_found` (see [`sandbox::resolve`], [`sandbox::read_file`]);
 /// `invalid_argument` for a directory, a start below 1, an end before the start, or a
 /// start past the last line; `unsupported_file` for a binary file; `io_error`.
 pub fn inspect_source(
@@ -82,8 +82,7 @@ pub fn inspect_source(
             args.end_line, args.start_line
         )));
     }
-    let bytes = crate::walk::read_regular(&p.abs, crate::walk::MAX_TOOL_READ)
-        .map_err(|e| ToolError::Io(format!("cannot read {}: {e}", p.rel)))?;
+    let bytes = sandbox::read_file(root, &p, crate::walk::MAX_TOOL_READ)?;
     if crate::walk::looks_binary(&bytes) {
         return Err(ToolError::UnsupportedFile(format!(
             "{} is a binary file",
@@ -213,6 +212,64 @@ mod tests {
                 .unwrap_err()
                 .code(),
             "outside_workspace"
+        );
+    }
+
+    /// The race of a directory exchanged with a link to an outside directory holding a
+    /// file of the same name (renameat2 RENAME_EXCHANGE in a loop), against 2,000 calls
+    /// of the tool: each answers the inside file or refuses, never the outside one.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn a_directory_swapped_for_a_link_is_never_read_through() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("ws");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(base.join("outside")).unwrap();
+        std::fs::write(root.join("src/a.py"), "inside\n").unwrap();
+        std::fs::write(base.join("outside/a.py"), "OUTSIDE\n").unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), root.join("swap")).unwrap();
+        let c =
+            |p: &std::path::Path| std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        let (a, b) = (c(&root.join("src")), c(&root.join("swap")));
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    // SAFETY: valid C strings, absolute paths.
+                    let r = unsafe {
+                        libc::renameat2(
+                            libc::AT_FDCWD,
+                            a.as_ptr(),
+                            libc::AT_FDCWD,
+                            b.as_ptr(),
+                            libc::RENAME_EXCHANGE,
+                        )
+                    };
+                    assert_eq!(r, 0);
+                }
+            })
+        };
+        let mut codes = std::collections::BTreeMap::new();
+        let mut outside = 0;
+        for _ in 0..2000 {
+            match inspect_source(&root, &args("src/a.py", 1, 1)) {
+                Ok(r) if r.content == "1 | inside\n" => *codes.entry("ok").or_insert(0) += 1,
+                Ok(_) => outside += 1,
+                Err(e) => *codes.entry(e.code()).or_insert(0) += 1,
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        assert_eq!(outside, 0, "{codes:?}");
+        // Refusals are outside_workspace (found through the link) and nothing else.
+        assert!(
+            codes
+                .keys()
+                .all(|k| *k == "ok" || *k == "outside_workspace"),
+            "{codes:?}"
         );
     }
 }

@@ -197,9 +197,33 @@ struct Content {
     facts: Option<FileFacts>,
 }
 
+/// Reads a walked file beneath `root` ([`walk::read_regular_beneath`]: a directory
+/// swapped for a symbolic link since the walk is refused, not followed out).
+///
+/// Errors: as [`walk::read_regular_beneath`]; `InvalidInput` when the file's path is
+/// not under `root` (never, for a file this walk found).
+fn read_walked(root: &Path, w: &WalkedFile, max: u64) -> std::io::Result<Vec<u8>> {
+    let rel = w.abs_path.strip_prefix(root).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{} is not under the root {}",
+                w.abs_path.display(),
+                root.display()
+            ),
+        )
+    })?;
+    walk::read_regular_beneath(root, rel, max)
+}
+
 /// Reads, hashes and (when needed) parses one file. Never fails: problems become a
 /// status with a detail.
-fn read_file(w: &WalkedFile, prev: Option<&StoredFile>, opts: &IndexOptions) -> Outcome {
+fn read_file(
+    root: &Path,
+    w: &WalkedFile,
+    prev: Option<&StoredFile>,
+    opts: &IndexOptions,
+) -> Outcome {
     let content = |status, digest, detail: String| Content {
         status,
         language: None,
@@ -226,7 +250,7 @@ fn read_file(w: &WalkedFile, prev: Option<&StoredFile>, opts: &IndexOptions) -> 
     }
     // The stat said at most the size cap; a file that grew past it meanwhile is read
     // next time, whole, once its stat moves again.
-    let bytes = match walk::read_regular(&w.abs_path, opts.walk.max_file_size.max(w.size)) {
+    let bytes = match read_walked(root, w, opts.walk.max_file_size.max(w.size)) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
         Err(e) if prev.is_some() => return Outcome::Unreadable(e.to_string()),
@@ -485,6 +509,7 @@ fn index_walked(
     }
 
     read_and_write(
+        root,
         &tx,
         &to_read,
         opts,
@@ -541,8 +566,11 @@ fn index_walked(
 }
 
 /// Reads, hashes and parses the files of `to_read` on the thread pool, chunk by chunk,
-/// and writes each chunk on this thread while the pool reads the next one.
+/// and writes each chunk on this thread while the pool reads the next one. Files are
+/// read beneath `root` (see [`read_walked`]).
+#[allow(clippy::too_many_arguments)]
 fn read_and_write(
+    root: &Path,
     tx: &IndexTx<'_>,
     to_read: &[(&WalkedFile, Option<&StoredFile>)],
     opts: &IndexOptions,
@@ -558,7 +586,7 @@ fn read_and_write(
         chunk
             .par_iter()
             .map(|(w, prev)| {
-                let out = read_file(w, prev.filter(|_| !opts.full), opts);
+                let out = read_file(root, w, prev.filter(|_| !opts.full), opts);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if d.is_multiple_of(64) || d == total {
                     progress(Progress::Read { done: d, total });
@@ -1048,7 +1076,7 @@ pub fn check(
             Some(s) if w.size > opts.max_file_size => {
                 !(s.status == "too_large" && s.size == w.size as i64)
             }
-            Some(s) => match walk::read_regular(&w.abs_path, opts.max_file_size.max(w.size)) {
+            Some(s) => match read_walked(root, w, opts.max_file_size.max(w.size)) {
                 Ok(bytes) => s.digest.as_deref() != Some(walk::digest(&bytes).as_str()),
                 Err(_) => true,
             },

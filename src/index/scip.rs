@@ -550,7 +550,7 @@ pub(super) fn apply(
                 missing.push(path);
                 continue;
             }
-            let bytes = match std::fs::read(root.join(&path)) {
+            let bytes = match crate::walk::read_stored(root, &path, crate::walk::MAX_TOOL_READ) {
                 Ok(b) if crate::walk::digest(&b) == digest => b,
                 _ => {
                     // Changed on disk since this run read it (or unreadable now).

@@ -380,10 +380,9 @@ impl Attributes<'_> {
         ) {
             return String::new();
         }
-        let source = self
-            .files
-            .entry(path.to_string())
-            .or_insert_with(|| std::fs::read_to_string(root.join(path)).ok());
+        let source = self.files.entry(path.to_string()).or_insert_with(|| {
+            crate::walk::read_stored_text(root, path, crate::walk::MAX_TOOL_READ).ok()
+        });
         source
             .as_deref()
             .map(|s| attributes_above(s, line.max(1) as usize))

@@ -10,6 +10,14 @@
 //!   refused. This catches a link inside the workspace that points to `/` or elsewhere,
 //!   and `link/..` tricks whose meaning differs between the lexical and the real path.
 //!
+//! A path argument is in the index's text form ([`crate::walk::path_text`]): a file
+//! name that is not UTF-8 is written with `\xHH` escapes and a backslash as `\\`, so
+//! every path a tool answers with can be given back to a tool.
+//!
+//! A file is then read by [`read_file`], which opens it beneath a handle on the root
+//! and follows no symbolic link ([`crate::walk::open_beneath`]): a directory swapped
+//! for a link to elsewhere after the checks is refused, not read through.
+//!
 //! Refusals are `outside_workspace` errors; nothing outside the root is read, listed or
 //! written by the tools that go through here. Directories the tools write into
 //! (`.artifacts/...`) are created one component at a time by [`create_dir_inside`], which
@@ -24,8 +32,8 @@ use super::ToolError;
 pub struct WorkspacePath {
     /// The canonical absolute path (symbolic links resolved).
     pub abs: PathBuf,
-    /// Relative to the root with `/` separators, as the index stores paths; `.` for
-    /// the root itself.
+    /// Relative to the root with `/` separators, as the index stores paths (escaped by
+    /// [`crate::walk::path_text`]); `.` for the root itself.
     pub rel: String,
     /// True for a directory.
     pub is_dir: bool,
@@ -34,8 +42,11 @@ pub struct WorkspacePath {
 /// Resolves `arg` (relative to `root`, or absolute) to an existing file or directory
 /// inside `root`, which must be canonical (as [`super::workspace::Workspace::root`] is).
 ///
-/// Errors: `invalid_argument` for an empty path or one with a NUL byte;
-/// `outside_workspace` when the path, lexically or after following symbolic links,
+/// `arg` is in the index's text form: `\xHH` for a byte that is not UTF-8, `\\` for a
+/// backslash ([`crate::walk::path_text`]).
+///
+/// Errors: `invalid_argument` for an empty path, one with a NUL byte, or one with a
+/// backslash that is not such an escape; `outside_workspace` when the path, lexically or after following symbolic links,
 /// leaves the root; `not_found` when it is inside but does not exist.
 pub fn resolve(root: &Path, arg: &str) -> Result<WorkspacePath, ToolError> {
     if arg.trim().is_empty() {
@@ -48,9 +59,16 @@ pub fn resolve(root: &Path, arg: &str) -> Result<WorkspacePath, ToolError> {
             "path contains a NUL byte".into(),
         ));
     }
-    let given = Path::new(arg);
+    // Windows file names hold neither backslashes nor bytes that are not UTF-8, and a
+    // backslash there is a separator.
+    let given = if cfg!(windows) {
+        PathBuf::from(arg)
+    } else {
+        crate::walk::path_text::decode(arg)
+            .map_err(|e| ToolError::InvalidArgument(e.to_string()))?
+    };
     let joined = if given.is_absolute() {
-        given.to_path_buf()
+        given
     } else {
         root.join(given)
     };
@@ -118,21 +136,50 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// `abs` relative to `root` with `/` separators; `.` when they are equal. `abs` must
-/// be inside `root`.
+/// `abs` relative to `root` with `/` separators, in the index's text form
+/// ([`crate::walk::path_text`]); `.` when they are equal. `abs` must be inside `root`.
 pub fn relative(root: &Path, abs: &Path) -> String {
-    let parts: Vec<String> = abs
+    let text = abs
         .strip_prefix(root)
-        .map(|p| {
-            p.components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect()
-        })
+        .map(crate::walk::path_text::encode)
         .unwrap_or_default();
-    if parts.is_empty() {
+    if text.is_empty() {
         ".".into()
     } else {
-        parts.join("/")
+        text
+    }
+}
+
+/// Reads the file `p` (from [`resolve`] against the same `root`), at most `max` bytes,
+/// beneath a handle on `root` and through no symbolic link
+/// ([`crate::walk::read_regular_beneath`]).
+///
+/// Errors: `outside_workspace` when the path now goes through a symbolic link (it
+/// changed since [`resolve`] checked it) or is not under the root; `not_found` when the
+/// file vanished; `io_error` for a special file, one over `max` bytes, or another
+/// failure.
+pub fn read_file(root: &Path, p: &WorkspacePath, max: u64) -> Result<Vec<u8>, ToolError> {
+    let rel = p.abs.strip_prefix(root).map_err(|_| {
+        ToolError::OutsideWorkspace(format!(
+            "{} is not under the workspace root {}",
+            p.rel,
+            root.display()
+        ))
+    })?;
+    crate::walk::read_regular_beneath(root, rel, max).map_err(|e| read_error(&p.rel, e))
+}
+
+/// The tool error for a failed read of the workspace file `rel` (index text form).
+pub fn read_error(rel: &str, e: std::io::Error) -> ToolError {
+    if crate::walk::beneath::refusal(&e).is_some() {
+        ToolError::OutsideWorkspace(format!(
+            "cannot read {rel}: {e}; it changed since it was checked, so nothing was read \
+             (links are never followed when reading workspace files); give the file's real path"
+        ))
+    } else if e.kind() == std::io::ErrorKind::NotFound {
+        ToolError::NotFound(format!("{rel} vanished before it could be read: {e}"))
+    } else {
+        ToolError::Io(format!("cannot read {rel}: {e}"))
     }
 }
 
@@ -329,5 +376,22 @@ mod tests {
         assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
         assert_eq!(normalize(Path::new("/../x")), PathBuf::from("/x"));
         assert_eq!(normalize(Path::new("a/../../b")), PathBuf::from("../b"));
+    }
+
+    #[test]
+    fn escaped_names_resolve_and_read() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let (_d, root) = setup();
+        let name = std::ffi::OsStr::from_bytes(b"src/\xff.py");
+        std::fs::write(root.join(name), "y = 2\n").unwrap();
+        std::fs::write(root.join("src/a\\b.py"), "z = 3\n").unwrap();
+        let p = resolve(&root, "src/\\xFF.py").unwrap();
+        assert_eq!(p.rel, "src/\\xFF.py");
+        assert_eq!(read_file(&root, &p, 100).unwrap(), b"y = 2\n");
+        let p = resolve(&root, "src/a\\\\b.py").unwrap();
+        assert_eq!(p.rel, "src/a\\\\b.py");
+        assert_eq!(read_file(&root, &p, 100).unwrap(), b"z = 3\n");
+        assert_eq!(code(resolve(&root, "src/a\\b.py")), "invalid_argument");
+        assert_eq!(code(resolve(&root, "src/\\x41.py")), "invalid_argument");
     }
 }

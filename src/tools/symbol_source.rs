@@ -128,8 +128,9 @@ pub fn symbol_source(
     let row = resolve_symbol(conn, degrees, &args.symbol)?;
 
     // The file as it is now, against the digest it was indexed with.
-    let abs = root.join(&row.path);
-    let (text, file_changed, mut notes) = match crate::walk::read_regular(&abs, crate::walk::MAX_TOOL_READ) {
+    // Read beneath the root through no symbolic link; a stored path always decodes.
+    let read = crate::walk::read_stored(root, &row.path, crate::walk::MAX_TOOL_READ);
+    let (text, file_changed, mut notes) = match read {
         Ok(bytes) => {
             let digest = blake3::hash(&bytes).to_hex().to_string();
             let changed = row.digest.as_deref() != Some(digest.as_str());

@@ -5,7 +5,16 @@
 //! [`DEFAULT_EXCLUDES`] (vendored, minified and bundled code, lock files; at any depth,
 //! unless turned off) and user `--exclude` globs, and never follows a symbolic link (so
 //! nothing outside the root is reached).
+//! Paths are stored as text by [`path_text`] (lossless: a name that is not UTF-8 is
+//! escaped, never merged with another), and workspace files are read by
+//! [`read_regular_beneath`]: opened beneath a handle on the root, never through a
+//! symbolic link (see [`beneath`]).
 //! Does not open the database and does not parse.
+
+pub mod beneath;
+pub mod path_text;
+
+pub use beneath::{open_beneath, read_regular_beneath, read_stored, read_stored_text};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -97,8 +106,10 @@ impl Default for WalkOptions {
 /// One regular file found by the walk.
 #[derive(Debug, Clone)]
 pub struct WalkedFile {
-    /// Relative to the root, `/` separators.
+    /// Relative to the root, `/` separators, in the text form of [`path_text`] (a name
+    /// that is not UTF-8 or holds a backslash is escaped).
     pub path: String,
+    /// The root joined with the file's path as the operating system names it.
     pub abs_path: PathBuf,
     /// Bytes.
     pub size: u64,
@@ -186,17 +197,9 @@ fn default_exclude_set() -> GlobSet {
     b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
-/// Root-relative path with `/` separators.
+/// Root-relative path with `/` separators, each name escaped by [`path_text`].
 fn relative(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    let mut out = String::new();
-    for (i, c) in rel.components().enumerate() {
-        if i > 0 {
-            out.push('/');
-        }
-        out.push_str(&c.as_os_str().to_string_lossy());
-    }
-    Some(out)
+    Some(path_text::encode(path.strip_prefix(root).ok()?))
 }
 
 /// Modification time of `meta` in nanoseconds since the epoch.
@@ -352,7 +355,6 @@ pub const MAX_TOOL_READ: u64 = 64 * 1024 * 1024;
 /// Errors: the open's or read's (`NotFound` when it vanished); `InvalidInput` for a
 /// special file or one larger than `max` bytes.
 pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read as _;
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -371,11 +373,21 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
         }
         e
     })?;
+    read_open(file, max)
+}
+
+/// Reads an opened file if it is a regular file of at most `max` bytes (the checks of
+/// [`read_regular`] and [`read_regular_beneath`]).
+///
+/// Errors: the stat's or read's; `InvalidInput` for a special file or one larger than
+/// `max` bytes.
+pub(crate) fn read_open(file: std::fs::File, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            "not a regular file (a FIFO, socket or device), not read",
+            "not a regular file (a directory, FIFO, socket or device), not read",
         ));
     }
     if meta.len() > max {

@@ -72,13 +72,14 @@ impl GoIndex {
         if self.modules.is_none() {
             let mut modules = Vec::new();
             for path in &self.mod_files {
-                let text = match std::fs::read_to_string(root.join(path)) {
-                    Ok(text) => text,
-                    Err(e) => {
-                        tracing::debug!("go.mod {path}: {e}");
-                        continue;
-                    }
-                };
+                let text =
+                    match crate::walk::read_stored_text(root, path, crate::walk::MAX_TOOL_READ) {
+                        Ok(text) => text,
+                        Err(e) => {
+                            tracing::debug!("go.mod {path}: {e}");
+                            continue;
+                        }
+                    };
                 let dir = parent_dir(path);
                 let parsed = parse_go_mod(&text);
                 if let Some(module) = parsed.module {

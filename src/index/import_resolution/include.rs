@@ -74,7 +74,7 @@ impl IncludeIndex {
         let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let mut dirs: Vec<String> = Vec::new();
         for db in &dbs {
-            let text = match std::fs::read_to_string(root.join(db)) {
+            let text = match crate::walk::read_stored_text(root, db, crate::walk::MAX_TOOL_READ) {
                 Ok(text) => text,
                 Err(e) => {
                     tracing::debug!("{db}: {e}");

@@ -75,7 +75,7 @@ impl JavaIndex {
             .dirs
             .get(dir)
             .and_then(|files| files.first())
-            .and_then(|(_, path)| read_package(&root.join(path)));
+            .and_then(|(_, path)| read_package(root, path));
         self.packages.insert(dir.to_string(), declared.clone());
         declared
     }
@@ -257,9 +257,10 @@ fn common_prefix_segments(a: &str, b: &str) -> usize {
 
 /// The `package` declaration at the top of a Java file (after comments and package
 /// annotations); `None` for the default package or an unreadable file.
-fn read_package(path: &Path) -> Option<String> {
+fn read_package(root: &Path, path: &str) -> Option<String> {
     let mut head = Vec::new();
-    std::fs::File::open(path)
+    let rel = crate::walk::path_text::decode(path).ok()?;
+    crate::walk::open_beneath(root, &rel)
         .ok()?
         .take(HEAD_BYTES)
         .read_to_end(&mut head)

@@ -109,7 +109,7 @@ impl<'de> Deserialize<'de> for Json {
 /// Reads a JSON (or, for tsconfig, JSON5: comments, trailing commas) file under `root`.
 /// `None` when it is missing or not valid (logged: a broken manifest resolves nothing).
 fn read_json(root: &Path, path: &str, json5: bool) -> Option<Json> {
-    let text = match std::fs::read_to_string(root.join(path)) {
+    let text = match crate::walk::read_stored_text(root, path, crate::walk::MAX_TOOL_READ) {
         Ok(t) => t,
         Err(e) => {
             tracing::debug!("{path}: {e}");
@@ -426,7 +426,7 @@ fn read_layer(root: &Path, path: &str, chain: &mut Vec<String>) -> Layer {
 
 /// The root-relative file an `extends` value names, if it exists on disk under `root`.
 fn extends_path(root: &Path, dir: &str, spec: &str) -> Option<String> {
-    let exists = |p: &str| root.join(p).is_file();
+    let exists = |p: &str| crate::walk::path_text::to_abs(root, p).is_file();
     let with_json = |p: String| -> Option<String> {
         if exists(&p) {
             Some(p)
