@@ -531,10 +531,21 @@ fn open_workspace(root: &Path, g: &Global) -> Result<Workspace> {
 fn open_fresh_workspace(root: &Path, g: &Global, refresh: bool) -> Result<Workspace> {
     let ws = open_workspace(root, g)?;
     if refresh {
-        ws.refresh(false, &|_| {})
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        refresh_or_warn(&ws, &|_| {})?;
     }
     Ok(ws)
+}
+
+/// Brings the index of `ws` up to date before a command reads it. When that fails but
+/// an index exists (a read-only database, a full disk), the command goes on with the
+/// index as it is, after a `warning:` line on stderr that says why it may be stale.
+fn refresh_or_warn(ws: &Workspace, progress: &(dyn Fn(Progress) + Sync)) -> Result<()> {
+    ws.refresh_or_stale(false, progress)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(why) = ws.refresh_failure() {
+        eprintln!("warning: answering from the index as it is, which may be stale: {why}");
+    }
+    Ok(())
 }
 
 fn main() {
@@ -782,8 +793,7 @@ fn run(cli: Cli) -> Result<i32> {
             let args = opts.to_args()?;
             let ws = open_workspace(&root, &g)?;
             let view = ProgressView::new(g.quiet);
-            ws.refresh(false, &|p| view.update(p))
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            refresh_or_warn(&ws, &|p| view.update(p))?;
             view.finish();
             let snapshot = ws.symbol_graph().map_err(|e| anyhow::anyhow!("{e}"))?;
             let rendered =
@@ -805,8 +815,7 @@ fn run(cli: Cli) -> Result<i32> {
             use constellation::tools::{diff_impact, impact};
             let ws = open_workspace(&root, &g)?;
             let view = ProgressView::new(g.quiet || json);
-            ws.refresh(false, &|p| view.update(p))
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            refresh_or_warn(&ws, &|p| view.update(p))?;
             view.finish();
             let snapshot = ws.symbol_graph().map_err(|e| anyhow::anyhow!("{e}"))?;
             if let Some(base) = diff {

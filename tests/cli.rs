@@ -237,6 +237,52 @@ fn an_unwritable_db_is_named_as_given() {
     );
 }
 
+/// An index this process cannot write (a read-only mount or directory, as a CI
+/// artifact often is) opens read-only: read commands answer from it, saying it may be
+/// stale, and `index` says why it cannot refresh it.
+#[cfg(unix)]
+#[test]
+fn a_database_that_cannot_be_written_still_answers() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let root_arg = root.to_str().unwrap();
+    let built = common::run(&["index", root_arg]);
+    assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+    let dir = root.join(".constellation");
+    let Some(prefix) = unwritable(&dir) else {
+        return;
+    };
+    let db = dir.join("index.db");
+    let out = run_as(
+        &prefix,
+        &["sql", root_arg, "SELECT count(*) FROM files", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "{\"count(*)\":12}\n");
+    let out = run_as(&prefix, &["status", root_arg]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_as(&prefix, &["-q", "search", "Cart", root_arg, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("\"key\": \"class:shop/cart.py::Cart\""),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let read_only = format!(
+        "the database {} is read-only here (its file or directory cannot be written), so \
+         the index is not refreshed and answers come from it as it is; {PASS_DB}",
+        db.display()
+    );
+    assert_eq!(
+        stderr(&out),
+        format!("warning: answering from the index as it is, which may be stale: {read_only}\n")
+    );
+    let out = run_as(&prefix, &["-q", "index", root_arg]);
+    assert_eq!(
+        (out.status.code(), stderr(&out)),
+        (Some(2), format!("error: {read_only}\n"))
+    );
+}
+
 #[test]
 fn a_db_under_a_file_says_to_pass_db() {
     let (_dir, root) = common::fixture_copy("py-pkg");
