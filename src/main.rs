@@ -556,10 +556,30 @@ fn main() {
         // The reader of stdout went away (`| head`): what it wanted is printed.
         Err(e) if is_broken_pipe(&e) => std::process::exit(0),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             std::process::exit(2);
         }
     }
+}
+
+/// The error and its causes, joined by `: `, each cause left out when the text so far
+/// already says it (a SQLite error's text is repeated by each layer that wraps it:
+/// "database or disk is full" three times).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        // SQLite's own error ends with its message after "Error code N: ".
+        let said = part.rsplit(": ").next().unwrap_or(&part).trim();
+        if text.contains(part.trim()) || (!said.is_empty() && text.contains(said)) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }
 
 /// True when `e` comes from writing to a pipe whose reader has gone away, told by the

@@ -268,8 +268,9 @@ fn a_database_that_cannot_be_written_still_answers() {
         String::from_utf8_lossy(&out.stdout)
     );
     let read_only = format!(
-        "the database {} is read-only here (its file or directory cannot be written), so \
-         the index is not refreshed and answers come from it as it is; {PASS_DB}",
+        "the database {} is read-only here (its file or directory cannot be written, or \
+         the disk is full), so the index is not refreshed and answers come from it as it \
+         is; {PASS_DB}",
         db.display()
     );
     assert_eq!(

@@ -52,6 +52,8 @@ pub fn db_path(index_db: &Path) -> PathBuf {
 pub struct MemoryStore {
     pool: r2d2::Pool<SqliteConnectionManager>,
     path: PathBuf,
+    /// Opened read-only (or empty in memory) because the file cannot be written here.
+    read_only: bool,
 }
 
 impl MemoryStore {
@@ -62,13 +64,47 @@ impl MemoryStore {
     /// Errors: [`MemoryError::File`] with the store's error: `Corrupt` for a file that
     /// is not a usable SQLite database, `TooNew` for one from a newer build,
     /// `CreateDir`, or a failed migration.
+    ///
+    /// Where this process cannot write (a read-only mount, an unwritable directory), an
+    /// existing file is opened read-only, and a missing one is replaced by an empty
+    /// database in memory, read-only too: reads answer (from what was saved, or
+    /// nothing), and writes fail with SQLite's read-only error, which
+    /// [`MemoryError::Sqlite`] words as such. A warning says so in the log.
     pub fn open(path: &Path) -> Result<MemoryStore, MemoryError> {
+        let mut read_only = false;
+        let pool = match MEMORY_DB.open(path, Journal::Wal) {
+            Ok(pool) => pool,
+            Err(e) if e.is_unwritable() || e.is_disk_full() => {
+                // A file a full disk left empty holds nothing to read.
+                let saved = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0);
+                let pool = if saved {
+                    MEMORY_DB.open_read_only(path).map_err(MemoryError::File)?.0
+                } else {
+                    empty_read_only()?
+                };
+                tracing::warn!(
+                    "{e}; agent memory is read-only here ({}): nothing can be saved",
+                    if saved {
+                        "the saved entries can be read"
+                    } else {
+                        "there is none to read"
+                    }
+                );
+                read_only = true;
+                pool
+            }
+            Err(e) => return Err(MemoryError::File(e)),
+        };
         Ok(MemoryStore {
-            pool: MEMORY_DB
-                .open(path, Journal::Wal)
-                .map_err(MemoryError::File)?,
+            pool,
             path: path.to_path_buf(),
+            read_only,
         })
+    }
+
+    /// Whether it was opened read-only ([`MemoryStore::open`]): nothing can be saved.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// Where the memory database lives.
@@ -80,6 +116,29 @@ impl MemoryStore {
     pub fn conn(&self) -> Result<MemoryConn, MemoryError> {
         Ok(self.pool.get()?)
     }
+}
+
+/// A pool of connections to one empty in-memory database with the current schema, each
+/// with `query_only` set: agent memory where none can be created.
+fn empty_read_only() -> Result<r2d2::Pool<SqliteConnectionManager>, MemoryError> {
+    // r2d2_sqlite's in-memory database is shared by the pool's connections: the first
+    // one creates the schema.
+    let manager = SqliteConnectionManager::memory().with_init(|c| {
+        let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version != MEMORY_SCHEMA_VERSION {
+            let tx = c.transaction()?;
+            for sql in MEMORY_DB.migrations {
+                tx.execute_batch(sql)?;
+            }
+            tx.pragma_update(None, "user_version", MEMORY_SCHEMA_VERSION)?;
+            tx.commit()?;
+        }
+        c.execute_batch("PRAGMA query_only = ON;")
+    });
+    Ok(r2d2::Pool::builder()
+        .max_size(MEMORY_DB.pool_size)
+        .min_idle(Some(1))
+        .build(manager)?)
 }
 
 /// The current schema of the agent-memory database as one SQL text, rendered like the
@@ -99,6 +158,31 @@ pub fn current_schema() -> Result<String, MemoryError> {
 mod tests {
     use super::*;
     use rusqlite::Connection;
+
+    #[test]
+    fn memory_that_cannot_be_created_is_empty_and_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        // Its directory cannot be created: a file is in the way.
+        let store = MemoryStore::open(&dir.path().join("file/memory.db")).unwrap();
+        assert!(store.is_read_only());
+        for _ in 0..3 {
+            let mut conn = store.conn().unwrap();
+            let tx = conn.transaction().unwrap();
+            let n: i64 = tx
+                .query_row("SELECT count(*) FROM work_info", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(n, 0);
+            tx.commit().unwrap();
+        }
+        let conn = store.conn().unwrap();
+        let e = conn
+            .execute("DELETE FROM work_info", [])
+            .map_err(MemoryError::from)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("read-only here"), "{e}");
+    }
 
     #[test]
     fn memory_sits_beside_the_index() {

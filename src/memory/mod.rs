@@ -37,8 +37,9 @@ pub enum MemoryError {
     /// build, its directory not creatable): the storage layer's error for that file.
     #[error("memory database: {0}")]
     File(crate::store::StoreError),
-    /// A statement failed (`database is locked` after the 10 s busy timeout included).
-    #[error("memory database: {0}")]
+    /// A statement failed (`database is locked` after the 10 s busy timeout included; a
+    /// write to a memory database opened read-only is worded as such).
+    #[error("memory database: {}", sqlite_text(.0))]
     Sqlite(#[from] rusqlite::Error),
     /// No connection could be taken from the pool.
     #[error("memory database connection pool: {0}")]
@@ -46,6 +47,18 @@ pub enum MemoryError {
     /// The index database could not be read for the one-time import of older rows.
     #[error("reading the agent memory an older build kept in the index database: {0}")]
     Index(#[from] crate::store::StoreError),
+}
+
+/// The text of a statement's error; a write refused because the memory database is
+/// read-only here says what to do.
+fn sqlite_text(e: &rusqlite::Error) -> String {
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) {
+        return "it is read-only here (its file or directory cannot be written), so \
+                nothing can be saved; pass --db FILE (or set CONSTELLATION_DB) to keep the \
+                index and agent memory in a writable place"
+            .to_string();
+    }
+    e.to_string()
 }
 
 impl MemoryError {

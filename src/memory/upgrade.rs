@@ -56,6 +56,10 @@ pub struct ImportReport {
 /// [`MemoryError::Sqlite`] when the memory database cannot be written (nothing is then
 /// copied, and the index keeps its tables).
 pub fn import_from_index(memory: &MemoryStore, index: &Store) -> Result<ImportReport, MemoryError> {
+    if memory.is_read_only() {
+        // Nothing can be copied where nothing can be written; a later writable open does it.
+        return Ok(ImportReport::default());
+    }
     let idx = index.conn()?;
     let mut present = Vec::new();
     for &(legacy, table) in LEGACY_TABLES {

@@ -261,7 +261,7 @@ fn configure_read_only(conn: &Connection) -> rusqlite::Result<()> {
 
 /// The `file:` URI that opens `path` read-only (`mode=ro`, plus `immutable=1` when
 /// asked), with the characters a URI path cannot hold as such percent-encoded.
-fn read_only_uri(path: &Path, immutable: bool) -> String {
+pub fn read_only_uri(path: &Path, immutable: bool) -> String {
     let mut uri = String::from("file:");
     for b in path.as_os_str().as_encoded_bytes() {
         match b {

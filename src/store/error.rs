@@ -34,8 +34,9 @@ pub enum StoreError {
     /// A write (an index run) to a database opened read-only because this process
     /// cannot write it.
     #[error(
-        "the database {0} is read-only here (its file or directory cannot be written), so \
-         the index is not refreshed and answers come from it as it is; {WHAT_TO_DO}"
+        "the database {0} is read-only here (its file or directory cannot be written, or \
+         the disk is full), so the index is not refreshed and answers come from it as it \
+         is; {WHAT_TO_DO}"
     )]
     ReadOnlyIndex(PathBuf),
     /// A read-only open of a database that does not exist.
@@ -101,6 +102,18 @@ impl StoreError {
     /// caller may move it aside and start a fresh one.
     pub fn is_corrupt(&self) -> bool {
         matches!(self, StoreError::Corrupt { .. })
+    }
+
+    /// True for SQLite's "database or disk is full", and for the I/O error it reports
+    /// when a full disk leaves no room for the write-ahead log's shared memory.
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            StoreError::Sqlite(e) => matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
+            ),
+            _ => false,
+        }
     }
 
     /// True when the file or its directory cannot be written (SQLite cannot open it

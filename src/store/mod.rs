@@ -52,12 +52,12 @@ impl Store {
     /// [`StoreError::TooNew`] for one from a newer build.
     ///
     /// An existing file this process cannot write (a read-only mount, a CI artifact
-    /// without write permission) is opened read-only instead
+    /// without write permission, a full disk) is opened read-only instead
     /// ([`database_file::DatabaseFile::open_read_only`]), with a warning in the log:
     /// it answers queries, and index runs on it fail with [`StoreError::ReadOnlyIndex`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         match Store::open_with(path, Journal::Wal) {
-            Err(e) if e.is_unwritable() && path.is_file() => {
+            Err(e) if (e.is_unwritable() || e.is_disk_full()) && path.is_file() => {
                 let (pool, immutable) = schema::INDEX_DB.open_read_only(path)?;
                 tracing::warn!(
                     "{e}; opened {} read-only{}: answers come from the index as it is, \

@@ -126,11 +126,26 @@ pub fn open(db: &Path) -> Result<Connection, ToolError> {
     let conn = crate::store::open_read_only(db)?;
     let memory = crate::memory::db_path(db);
     if memory.exists() {
-        conn.execute(
-            &format!("ATTACH DATABASE ?1 AS {MEMORY_SCHEMA}"),
-            [memory.to_string_lossy()],
-        )
-        .map_err(|e| ToolError::Memory(e.into()))?;
+        use crate::store::database_file::read_only_uri;
+        let attach = |immutable: bool| {
+            // A `file:` URI (the connection takes URIs): read-only, and immutable where
+            // the write-ahead log's shared memory cannot be set up (a read-only mount).
+            conn.execute(
+                &format!("ATTACH DATABASE ?1 AS {MEMORY_SCHEMA}"),
+                [read_only_uri(&memory, immutable)],
+            )
+            .and_then(|_| {
+                conn.query_row(
+                    &format!("SELECT count(*) FROM {MEMORY_SCHEMA}.sqlite_master"),
+                    [],
+                    |_| Ok(()),
+                )
+            })
+        };
+        if let Err(first) = attach(false) {
+            let _ = conn.execute(&format!("DETACH DATABASE {MEMORY_SCHEMA}"), []);
+            attach(true).map_err(|_| ToolError::Memory(first.into()))?;
+        }
     }
     conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
         .map_err(|e| ToolError::Store(e.into()))?;
