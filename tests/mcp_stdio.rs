@@ -350,3 +350,66 @@ fn every_tool_lists_plain_input_and_output_schemas() {
         assert!(found.is_empty(), "{name} uses {found:?}");
     }
 }
+
+/// A wrong argument's `invalid_argument` message starts with the field at fault, for
+/// errors of the argument's type (found while parsing) and of its value (found by the
+/// tool), nested fields as paths.
+#[test]
+fn invalid_arguments_name_their_field_first() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start(&root, &db);
+    handshake(&mut c);
+    let cases = [
+        ("summarize_graph", json!({"budget_tokens": "x"}),
+         "budget_tokens: invalid type: string \"x\", expected a non-negative integer (usize)"),
+        ("get_impact", json!({"target": "a", "depth": -1}),
+         "depth: invalid value: integer `-1`, expected a non-negative integer (usize)"),
+        ("get_node_details", json!({"node_id": "x", "hierarchy_depth": 1.5}),
+         "hierarchy_depth: invalid type: floating point `1.5`, expected a non-negative integer (usize)"),
+        ("constellation_get_graph_summary", json!({"forceRefresh": "yes"}),
+         "forceRefresh: invalid type: string \"yes\", expected a boolean"),
+        ("summarize_graph", json!({"scope": "Everything"}),
+         "scope: unknown variant `Everything`, expected one of `SeedOnly`, `Module`, `Community`, `Full`"),
+        ("summarize_graph", json!({"include_filters": "*.py"}),
+         "include_filters: invalid type: string \"*.py\", expected an array"),
+        ("update_tasks", json!({"sessionId": "s", "tasks": {"a": 1}}),
+         "tasks: invalid type: object, expected an array"),
+        ("update_tasks", json!({"sessionId": "s", "tasks": [{"taskId": "a", "description": "d", "status": "done"}]}),
+         "tasks[0].status: unknown variant `done`, expected `TODO` or `DONE`"),
+        ("update_tasks", json!({"sessionId": "s", "tasks": [{"description": "d"}]}),
+         "tasks[0]: missing field `taskId`"),
+        ("query_index", json!({"sql": 5}), "sql: invalid type: integer `5`, expected a string"),
+        ("open_window", json!({"maxNodes": "many"}),
+         "maxNodes: invalid type: string \"many\", expected a non-negative integer (usize)"),
+        ("sequentialthinking",
+         json!({"thought": 5, "nextThoughtNeeded": true, "thoughtNumber": 1, "totalThoughts": 1}),
+         "thought must be a string, got 5"),
+        // Checked by the tool after parsing.
+        ("list_top_nodes", json!({"k": 5000}), "k must be between 1 and 1000, got 5000"),
+        ("get_paths", json!({"src": "file:shop/cart.py", "dst": "file:shop/models.py", "limit": 0}),
+         "limit must be between 1 and 100, got 0"),
+        ("get_paths", json!({"src": "file:shop/cart.py", "dst": "file:shop/models.py", "max_hops": 21}),
+         "max_hops must be between 1 and 20, got 21"),
+        ("file_info", json!({"path": "shop/cart.py", "budget_tokens": 50}),
+         "budget_tokens must be between 500 and 20000, got 50"),
+        ("inspect_source", json!({"path": "shop", "startLine": 1, "endLine": 2}),
+         "path: shop is a directory; give a file (folder_info describes directories)"),
+        ("file_info", json!({"path": "shop"}), "path: shop is a directory; use folder_info for directories"),
+        // serde's own messages name the field: kept, and the unknown one lists the rest.
+        ("query_index", json!({"sql": "SELECT 1", "rows": 1}),
+         "unknown field `rows`, expected one of `sql`, `limit`, `budget_tokens`, `workspaceRoot`"),
+        ("get_status", json!({"verbose": true}), "unknown field `verbose`, there are no fields"),
+        ("query_index", json!({}), "missing field `sql`"),
+    ];
+    for (tool, args, expected) in cases {
+        let r = c.call(tool, args.clone());
+        assert_eq!(r["isError"], true, "{tool} {args}: {r}");
+        let text = r["content"][0]["text"].as_str().unwrap();
+        let expected = format!("invalid_argument: {expected}");
+        assert!(
+            text.starts_with(&expected),
+            "{tool} {args}:\n  got      {text}\n  expected {expected}..."
+        );
+    }
+}
