@@ -351,6 +351,174 @@ fn every_tool_lists_plain_input_and_output_schemas() {
     }
 }
 
+/// How long a test waits for an answer the server owes at once.
+const QUICK: Duration = Duration::from_secs(10);
+
+/// The error a line gets: (code, message), asserting its id.
+fn error_for(c: &mut Client, line: &[u8], id: Value) -> (i64, String) {
+    c.send_raw(line);
+    let reply = c
+        .answer_to(&id, QUICK)
+        .unwrap_or_else(|| panic!("no answer with id {id} within {QUICK:?}"));
+    assert!(reply.get("result").is_none(), "{reply}");
+    (
+        reply["error"]["code"].as_i64().unwrap(),
+        reply["error"]["message"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Lines rmcp used to drop without an answer (a lone surrogate, nesting past serde's
+/// limit, a line over 16 MiB, text that is not JSON) and JSON that is not JSON-RPC are
+/// answered with the line's id, and the server goes on answering.
+#[test]
+fn every_line_gets_an_answer_with_its_id() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start(&root, &db);
+    handshake(&mut c);
+
+    let surrogate = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"file_info","arguments":{"path":"\ud800"}}}"#;
+    assert_eq!(
+        error_for(&mut c, surrogate, json!(7)),
+        (
+            -32600,
+            "a string holds a lone UTF-16 surrogate (\\ud800), which is not valid Unicode; send \
+             the text as UTF-8 (or escape a character outside the Basic Multilingual Plane as a \
+             surrogate pair)"
+                .to_string()
+        )
+    );
+
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{{"name":"get_status","arguments":{{"a":{}0{}}}}}}}"#,
+        "[".repeat(125),
+        "]".repeat(125)
+    );
+    assert_eq!(
+        error_for(&mut c, deep.as_bytes(), json!("deep")),
+        (
+            -32600,
+            "the message nests arrays and objects 128 levels deep, over this server's limit of \
+             100 (a tool's arguments start at level 3); send flatter arguments"
+                .to_string()
+        )
+    );
+
+    let mut long =
+        br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"file_info","arguments":{"path":""#
+            .to_vec();
+    long.resize(20_000_000 - 4, b'x');
+    long.extend_from_slice(br#""}}}"#);
+    assert_eq!(long.len(), 20_000_000);
+    assert_eq!(
+        error_for(&mut c, &long, json!(8)),
+        (
+            -32600,
+            "the request's line is 20,000,000 bytes, over the 16 MiB limit; send less in one \
+             message (long text belongs in files the tools read)"
+                .to_string()
+        )
+    );
+
+    let (code, message) = error_for(&mut c, br#"{"jsonrpc":"2.0","id":9,"method":"#, json!(9));
+    assert_eq!(code, -32700);
+    assert!(
+        message.starts_with("parse error: EOF while parsing"),
+        "{message}"
+    );
+
+    // JSON that is not a JSON-RPC message: with an id when it has one, else null.
+    assert_eq!(
+        error_for(&mut c, br#"{"jsonrpc":"2.0","id":10}"#, json!(10)),
+        (
+            -32600,
+            "a JSON-RPC message needs \"method\" (a request or notification) or \
+             \"result\"/\"error\" (a response); this one has only id, jsonrpc"
+                .to_string()
+        )
+    );
+    assert_eq!(error_for(&mut c, b"[]", Value::Null).0, -32600);
+    assert_eq!(
+        error_for(&mut c, b"{}", Value::Null),
+        (
+            -32600,
+            "\"jsonrpc\" must be \"2.0\", got nothing".to_string()
+        )
+    );
+    assert_eq!(error_for(&mut c, b"42", Value::Null).0, -32600);
+    // A known method with params that do not fit is invalid params, not "not found".
+    assert_eq!(
+        error_for(
+            &mut c,
+            br#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"get_status","arguments":"x"}}"#,
+            json!(11)
+        ),
+        (
+            -32602,
+            "params of tools/call do not fit the method: arguments: invalid type: string \"x\", \
+             expected a map"
+                .to_string()
+        )
+    );
+    // rmcp answers an unknown method itself.
+    let (code, _) = error_for(
+        &mut c,
+        br#"{"jsonrpc":"2.0","id":12,"method":"no/such/method"}"#,
+        json!(12),
+    );
+    assert_eq!(code, -32601);
+    // A stray response and an unknown notification need no answer and break nothing.
+    c.send_raw(br#"{"jsonrpc":"2.0","id":77,"result":{}}"#);
+    c.send_raw(br#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#);
+
+    let r = c.call("get_status", json!({}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+    assert!(r["structuredContent"].is_object(), "{r}");
+    assert!(c.is_running());
+}
+
+/// Before `initialize`: notifications and responses are dropped, ping is answered,
+/// other requests are refused, and the server keeps running for the handshake.
+#[test]
+fn nothing_before_initialize_is_fatal() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start(&root, &db);
+    c.send_raw(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    c.send_raw(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    c.send_raw(br#"{"jsonrpc":"2.0","id":"r1","result":{}}"#);
+    c.send_raw(br#"{"jsonrpc":"2.0","id":"r2","error":{"code":-1,"message":"no"}}"#);
+    c.send_raw(br#"{"jsonrpc":"2.0","id":501,"method":"ping"}"#);
+    c.send_raw(br#"{"jsonrpc":"2.0","id":502,"method":"tools/list"}"#);
+    c.send_raw(br#"{"jsonrpc":"2.0","id":503,"method":"tools/call","params":{"name":"get_status","arguments":{}}}"#);
+    // The answers come in order, and only to the requests.
+    assert_eq!(
+        c.next_message(QUICK),
+        Some(json!({"jsonrpc": "2.0", "id": 501, "result": {}}))
+    );
+    let not_initialized = |method: &str, id: i64| {
+        Some(
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32002, "message": format!(
+                "the server is not initialized; send initialize first (then \
+                 notifications/initialized), and {method} after it"
+            )}}),
+        )
+    };
+    assert_eq!(c.next_message(QUICK), not_initialized("tools/list", 502));
+    assert_eq!(c.next_message(QUICK), not_initialized("tools/call", 503));
+    assert_eq!(c.next_message(Duration::from_millis(300)), None);
+    assert!(c.is_running());
+
+    let init = handshake(&mut c);
+    assert_eq!(init["result"]["serverInfo"]["name"], "constellation");
+    let r = c.call("get_status", json!({}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+    // After the handshake a response is passed on to rmcp, which ignores it.
+    c.send_raw(br#"{"jsonrpc":"2.0","id":"r3","result":{}}"#);
+    assert_eq!(listed_names(&mut c).len(), 27);
+    assert!(c.is_running());
+}
+
 /// A wrong argument's `invalid_argument` message starts with the field at fault, for
 /// errors of the argument's type (found while parsing) and of its value (found by the
 /// tool), nested fields as paths.
