@@ -581,3 +581,25 @@ fn invalid_arguments_name_their_field_first() {
         );
     }
 }
+
+/// The end of stdin ends the server, before and after the handshake.
+#[test]
+fn the_end_of_stdin_ends_the_server() {
+    let (_dir, root) = common::fixture_copy("py-pkg");
+    let db = root.parent().unwrap().join("mcp.db");
+    let mut c = Client::start(&root, &db);
+    c.send_raw(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let status = c
+        .close_stdin(QUICK)
+        .expect("serve still runs after its stdin closed");
+    assert!(status.success(), "{status}");
+
+    let mut c = Client::start(&root, &db);
+    handshake(&mut c);
+    let r = c.call("get_status", json!({}));
+    assert_ne!(r["isError"], json!(true), "{r}");
+    let status = c
+        .close_stdin(QUICK)
+        .expect("serve still runs after its stdin closed");
+    assert!(status.success(), "{status}");
+}

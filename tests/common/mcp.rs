@@ -15,7 +15,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 /// thread reads stdout, so a wait for a line can time out.
 pub struct Client {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
     next_id: i64,
 }
@@ -56,7 +56,7 @@ impl Client {
         });
         Client {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
             next_id: 1,
         }
@@ -64,9 +64,10 @@ impl Client {
 
     /// Writes `bytes` and a newline, as they are (no JSON check).
     pub fn send_raw(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
     }
 
     /// The next stdout line as JSON, or `None` when nothing came within `timeout` (or
@@ -91,6 +92,20 @@ impl Client {
         }
     }
 
+    /// Closes the server's stdin and waits up to `timeout` for it to exit; its status,
+    /// or `None` when it still runs.
+    pub fn close_stdin(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
     /// Whether the server process is still running.
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
@@ -98,8 +113,9 @@ impl Client {
 
     /// Writes one JSON-RPC message.
     pub fn send(&mut self, msg: &Value) {
-        writeln!(self.stdin, "{msg}").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
     }
 
     /// Sends a request and returns its response (every stdout line must be JSON-RPC).
