@@ -393,7 +393,7 @@ impl SummarizeOpts {
             "format": self.format,
             "min_confidence": self.min_confidence,
         });
-        serde_json::from_value(value).map_err(|e| ToolError::InvalidArgument(e.to_string()).into())
+        Ok(constellation::tools::parse_arguments(value)?)
     }
 }
 

@@ -326,13 +326,13 @@ fn seeds_from_diff_outside_git_says_so() {
     assert_eq!(
         head,
         format!(
-            "error: invalid_argument: {} is not inside a git work tree",
+            "error: invalid_argument: seeds_from_diff: {} is not inside a git work tree",
             root.canonicalize().unwrap().display()
         )
     );
     assert!(
         tail.ends_with(
-            "); seeds_from_diff reads the files changed against git HEAD: run it in a git \
+            "); it reads the files changed against git HEAD: run it in a git \
              checkout, or name the seeds instead\n"
         ) && tail.lines().count() == 1,
         "{err}"

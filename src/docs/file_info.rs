@@ -231,7 +231,7 @@ fn load(ws: &Workspace, path: &str) -> Result<Loaded, ToolError> {
     let p = sandbox::resolve(ws.root(), path)?;
     if p.is_dir {
         return Err(ToolError::InvalidArgument(format!(
-            "{} is a directory; use folder_info for directories",
+            "path: {} is a directory; use folder_info for directories",
             p.rel
         )));
     }
@@ -900,7 +900,7 @@ pub fn report_file_info(ws: &Workspace, args: &ReportFileInfoArgs) -> Result<Sav
         .find(|f| f.name.trim().is_empty() || f.purpose.trim().is_empty())
     {
         return Err(ToolError::InvalidArgument(format!(
-            "every function needs a name and a purpose (entry {:?} has an empty one)",
+            "functions: every function needs a name and a purpose (entry {:?} has an empty one)",
             f.name
         )));
     }
@@ -915,7 +915,7 @@ pub fn report_file_info(ws: &Workspace, args: &ReportFileInfoArgs) -> Result<Sav
             .chain(s.classes.iter().map(|c| c.qualified_name.clone()))
             .collect();
         return Err(ToolError::InvalidArgument(format!(
-            "{} is not a function, method or class of {} (unknown: {}); names in the file: {}. \
+            "functions: {} is not a function, method or class of {} (unknown: {}); names in the file: {}. \
              Nothing was saved: fix the names and call report_file_info again",
             if unknown.len() == 1 {
                 "a reported name"

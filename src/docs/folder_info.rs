@@ -197,7 +197,7 @@ fn load(ws: &Workspace, path: &str) -> Result<(String, FolderStructure), ToolErr
     let p = sandbox::resolve(ws.root(), path)?;
     if !p.is_dir {
         return Err(ToolError::InvalidArgument(format!(
-            "{} is a file; use file_info for files",
+            "path: {} is a file; use file_info for files",
             p.rel
         )));
     }

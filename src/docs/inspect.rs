@@ -66,7 +66,7 @@ pub fn inspect_source(
     let p = sandbox::resolve(root, &args.path)?;
     if p.is_dir {
         return Err(ToolError::InvalidArgument(format!(
-            "{} is a directory; give a file (folder_info describes directories)",
+            "path: {} is a directory; give a file (folder_info describes directories)",
             p.rel
         )));
     }

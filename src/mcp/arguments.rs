@@ -63,8 +63,7 @@ pub trait Args: Sized + Send + 'static {
 
 /// Deserializes tool arguments, mapping failures to `invalid_argument`.
 fn parse_json<T: DeserializeOwned>(args: JsonObject) -> Result<T, ToolError> {
-    serde_json::from_value(serde_json::Value::Object(args))
-        .map_err(|e| ToolError::InvalidArgument(e.to_string()))
+    crate::tools::parse_arguments(serde_json::Value::Object(args))
 }
 
 /// Implements [`Args`] for serde argument types, which are their own schema: `Type`

@@ -15,7 +15,8 @@
 //!   [`crate::tools::ErrorCode`].
 //!
 //! The server state (the workspaces a call may address, the rmcp handler, the stdio loop)
-//! is in [`server`] and names no tool. A new tool is a row here (plus an `Args` or
+//! is in [`server`] and names no tool; [`stdio`] is the front door between stdin/stdout
+//! and rmcp, which answers every line rmcp would drop. A new tool is a row here (plus an `Args` or
 //! `Answer` line for a new type); a special case is a small closure in its row, never a
 //! copy of the call path.
 
@@ -24,6 +25,7 @@ mod arguments;
 pub mod http;
 mod route;
 mod server;
+mod stdio;
 
 use std::sync::Arc;
 

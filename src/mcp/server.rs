@@ -365,22 +365,36 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client closes the stream. The handshake is
-/// answered at once; a background task brings the index up to date meanwhile (tool
-/// calls wait for it through the workspace's index lock) and, when the server watches,
-/// starts the file watch, whose first run is that update.
+/// Serves MCP on stdin/stdout until the client closes stdin. The handshake is answered
+/// at once; a background task brings the index up to date meanwhile (tool calls wait
+/// for it through the workspace's index lock) and, when the server watches, starts the
+/// file watch, whose first run is that update.
+///
+/// stdin and stdout belong to the front door ([`super::stdio`]), which answers every
+/// line rmcp could not (unparsable, too deep, too long, not JSON-RPC, a request before
+/// `initialize`) and hands the rest to an rmcp session over in-process pipes.
+///
+/// Errors: reading stdin or writing stdout.
 pub async fn serve_stdio(server: Server) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     server.warm_up();
     let clients = Arc::clone(&server.clients);
     clients.fetch_add(1, Ordering::SeqCst);
-    let served = async {
-        let service = server.serve(rmcp::transport::stdio()).await?;
-        service.waiting().await?;
-        Ok(())
-    }
-    .await;
+    let start = |input: tokio::io::DuplexStream, output: tokio::io::DuplexStream| {
+        let server = server.clone();
+        async move {
+            match server.serve((input, output)).await {
+                Ok(service) => {
+                    if let Err(e) = service.waiting().await {
+                        tracing::warn!("the MCP session failed: {e}");
+                    }
+                }
+                Err(e) => tracing::warn!("the MCP handshake failed: {e}"),
+            }
+        }
+    };
+    let served = super::stdio::serve(tokio::io::stdin(), tokio::io::stdout(), start).await;
     clients.fetch_sub(1, Ordering::SeqCst);
-    served
+    Ok(served?)
 }
 
 /// The path of a `file://` URI (`file:///home/a%20b` → `/home/a b`; `file://localhost/x`

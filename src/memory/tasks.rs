@@ -385,7 +385,7 @@ pub fn update_tasks(store: &MemoryStore, args: &UpdateTasksArgs) -> Result<Tasks
     if size > MAX_TREE_CHARS {
         // Dropping the transaction rolls the write back.
         return Err(ToolError::InvalidArgument(format!(
-            "the task tree of session {:?} would hold {size} characters of ids and descriptions, \
+            "tasks: the task tree of session {:?} would hold {size} characters of ids and descriptions, \
              over {MAX_TREE_CHARS} (every task tool answers with the whole tree, which must fit \
              a model's context): shorten the descriptions or split the work into sessions",
             args.session_id

@@ -148,7 +148,7 @@ fn git_error(root: &Path, e: GitError) -> ToolError {
             ToolError::NotFound(format!("not a git repository: {}", root.display()))
         }
         GitError::Failed { args, stderr } => ToolError::InvalidArgument(format!(
-            "git {args} failed: {}",
+            "base: git {args} failed: {}",
             stderr.lines().next().unwrap_or("")
         )),
         e => ToolError::Internal(e.to_string()),

@@ -371,10 +371,15 @@ pub fn get_paths(whole: &Arc<SymbolGraph>, args: &PathsArgs) -> Result<Value, To
     );
     let limit = args.limit.unwrap_or(5);
     let hops = args.max_hops.unwrap_or(5);
-    if limit == 0 || limit > 100 || hops == 0 || hops > 20 {
-        return Err(ToolError::InvalidArgument(
-            "limit must be 1-100 and max_hops 1-20".into(),
-        ));
+    if limit == 0 || limit > 100 {
+        return Err(ToolError::InvalidArgument(format!(
+            "limit must be between 1 and 100, got {limit}"
+        )));
+    }
+    if hops == 0 || hops > 20 {
+        return Err(ToolError::InvalidArgument(format!(
+            "max_hops must be between 1 and 20, got {hops}"
+        )));
     }
     let paths = k_shortest_paths(&g.graph, a, b, limit, hops, |e| {
         e.kind != EdgeKind::Contains
@@ -572,7 +577,9 @@ pub fn list_top_nodes(whole: &Arc<SymbolGraph>, args: &TopNodesArgs) -> Result<V
     let metric = args.metric.unwrap_or_default();
     let k = args.k.unwrap_or(20);
     if k == 0 || k > 1000 {
-        return Err(ToolError::InvalidArgument("k must be 1-1000".into()));
+        return Err(ToolError::InvalidArgument(format!(
+            "k must be between 1 and 1000, got {k}"
+        )));
     }
     let mut extra = json!({});
     let scores: Vec<f64> = match metric {

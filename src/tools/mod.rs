@@ -50,6 +50,83 @@ pub fn budget_tokens(given: Option<usize>, default: usize, min: usize) -> Result
     }
 }
 
+/// Reads a tool's arguments from JSON (the MCP call's `arguments`, or the CLI's flags
+/// gathered into JSON), so both give the same error for the same mistake.
+///
+/// Errors: `invalid_argument` starting with the path of the field at fault
+/// (`budget_tokens: invalid type: string "x", expected a non-negative integer (usize)`,
+/// `tasks[0].status: unknown variant ...`); serde's own `missing field` and `unknown
+/// field` messages, which name the field and list the accepted ones, are kept as they are.
+pub fn parse_arguments<T: serde::de::DeserializeOwned>(
+    value: serde_json::Value,
+) -> Result<T, ToolError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let segments: Vec<_> = e.path().iter().cloned().collect();
+        let detail = plain_expectation(&e.into_inner().to_string());
+        // For an unknown field the path ends with it, and the message names it already.
+        let upto = if detail.starts_with("unknown field `") {
+            segments.len().saturating_sub(1)
+        } else {
+            segments.len()
+        };
+        let path = path_text(&segments[..upto]);
+        ToolError::InvalidArgument(if path.is_empty() {
+            detail
+        } else {
+            format!("{path}: {detail}")
+        })
+    })
+}
+
+/// A field's path as serde_path_to_error writes it (`tasks[0].taskId`); empty for the
+/// arguments object itself.
+fn path_text(segments: &[serde_path_to_error::Segment]) -> String {
+    let mut text = String::new();
+    for segment in segments {
+        if !text.is_empty() && !matches!(segment, serde_path_to_error::Segment::Seq { .. }) {
+            text.push('.');
+        }
+        text.push_str(&segment.to_string());
+    }
+    text
+}
+
+/// serde's `expected usize` as `expected a non-negative integer (usize)`, and its map and
+/// sequence as JSON's object and array: the Rust terms say little to a client writing
+/// JSON.
+fn plain_expectation(message: &str) -> String {
+    let message = message
+        .replacen("invalid type: map,", "invalid type: object,", 1)
+        .replacen("invalid type: sequence,", "invalid type: array,", 1);
+    if let Some(head) = message.strip_suffix("expected a sequence") {
+        return format!("{head}expected an array");
+    }
+    if let Some(head) = message.strip_suffix("expected a map") {
+        return format!("{head}expected an object");
+    }
+    if let Some(at) = message.rfind("expected struct ") {
+        return format!("{}expected an object", &message[..at]);
+    }
+    const PLAIN: [(&str, &str); 10] = [
+        ("usize", "a non-negative integer"),
+        ("u64", "a non-negative integer"),
+        ("u32", "an integer from 0 to 4294967295"),
+        ("u16", "an integer from 0 to 65535"),
+        ("u8", "an integer from 0 to 255"),
+        ("i64", "an integer"),
+        ("i32", "an integer from -2147483648 to 2147483647"),
+        ("isize", "an integer"),
+        ("f64", "a number"),
+        ("f32", "a number"),
+    ];
+    for (ty, plain) in PLAIN {
+        if let Some(head) = message.strip_suffix(&format!("expected {ty}")) {
+            return format!("{head}expected {plain} ({ty})");
+        }
+    }
+    message
+}
+
 /// A tool failure. Its text is `CODE: detail`, the code from [`ErrorCode`] (clients may
 /// match on it); the detail says what went wrong and what to do.
 #[derive(Debug, thiserror::Error)]
@@ -160,6 +237,48 @@ pub fn min_confidence(arg: Option<f64>) -> Result<f64, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn argument_errors_start_with_the_field() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Outer {
+            n: Option<usize>,
+            list: Option<Vec<Inner>>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Inner {
+            x: f64,
+        }
+        let err = |v| parse_arguments::<Outer>(v).unwrap_err().to_string();
+        assert_eq!(
+            err(serde_json::json!({"n": "x"})),
+            "invalid_argument: n: invalid type: string \"x\", expected a non-negative integer (usize)"
+        );
+        assert_eq!(
+            err(serde_json::json!({"list": [{"x": 1.0}, {"x": "y"}]})),
+            "invalid_argument: list[1].x: invalid type: string \"y\", expected a number (f64)"
+        );
+        assert_eq!(
+            err(serde_json::json!({"list": {"x": 1}})),
+            "invalid_argument: list: invalid type: object, expected an array"
+        );
+        assert_eq!(
+            err(serde_json::json!({"list": [{"x": 1.0, "z": 2}]})),
+            "invalid_argument: list[0]: unknown field `z`, expected `x`"
+        );
+        assert_eq!(
+            err(serde_json::json!({"list": [{}]})),
+            "invalid_argument: list[0]: missing field `x`"
+        );
+        assert_eq!(
+            err(serde_json::json!({"m": 1})),
+            "invalid_argument: unknown field `m`, expected `n` or `list`"
+        );
+    }
 
     #[test]
     fn codes_are_distinct_snake_case_and_start_the_message() {

@@ -463,7 +463,7 @@ pub fn resolve_symbol(
         (Some(one), None) => Ok(one.clone()),
         (None, _) => Err(not_found(conn, degrees, text)),
         _ => Err(ToolError::InvalidArgument(format!(
-            "{text:?} names {n} symbols; did you mean {}{}? Pass a node key or id, or qualify the name (Class::method, path::name)",
+            "symbol {text:?} names {n} symbols; did you mean {}{}? Pass a node key or id, or qualify the name (Class::method, path::name)",
             candidates
                 .iter()
                 .take(10)
@@ -477,7 +477,7 @@ pub fn resolve_symbol(
 
 fn ambiguous_paths(text: &str, paths: &[String]) -> ToolError {
     ToolError::InvalidArgument(format!(
-        "{text:?}: {} indexed files end with that path ({}); give more of the path",
+        "symbol {text:?}: {} indexed files end with that path ({}); give more of the path",
         paths.len(),
         paths
             .iter()

@@ -214,7 +214,7 @@ pub fn changed_files(root: &Path) -> Result<Vec<String>, ToolError> {
     git::changed_files(root).map_err(|e| match e {
         GitError::Spawn(e) => ToolError::InvalidArgument(format!("seeds_from_diff needs git: {e}")),
         e @ GitError::NotAWorkTree { .. } => ToolError::InvalidArgument(format!(
-            "{e}; seeds_from_diff reads the files changed against git HEAD: run it in a git \
+            "seeds_from_diff: {e}; it reads the files changed against git HEAD: run it in a git \
              checkout, or name the seeds instead"
         )),
         GitError::Failed { stderr, .. } => ToolError::InvalidArgument(format!(
