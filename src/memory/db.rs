@@ -71,9 +71,13 @@ impl MemoryStore {
     /// nothing), and writes fail with SQLite's read-only error, which
     /// [`MemoryError::Sqlite`] words as such. A warning says so in the log.
     pub fn open(path: &Path) -> Result<MemoryStore, MemoryError> {
-        let mut read_only = false;
+        let read_only;
         let pool = match MEMORY_DB.open(path, Journal::Wal) {
-            Ok(pool) => pool,
+            Ok(pool) => {
+                // SQLite opens a file it may not write read-only without a word.
+                read_only = pool.get()?.is_readonly(rusqlite::MAIN_DB)?;
+                pool
+            }
             Err(e) if e.is_unwritable() || e.is_disk_full() => {
                 // A file a full disk left empty holds nothing to read.
                 let saved = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0);

@@ -57,6 +57,18 @@ impl Store {
     /// it answers queries, and index runs on it fail with [`StoreError::ReadOnlyIndex`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         match Store::open_with(path, Journal::Wal) {
+            // SQLite opens a file it may not write read-only without a word.
+            Ok(store) if store.conn()?.is_readonly(rusqlite::MAIN_DB)? => {
+                tracing::warn!(
+                    "{} cannot be written by this process; opened read-only: answers come \
+                     from the index as it is, and it is not refreshed",
+                    path.display()
+                );
+                Ok(Store {
+                    access: Access::ReadOnly { immutable: false },
+                    ..store
+                })
+            }
             Err(e) if (e.is_unwritable() || e.is_disk_full()) && path.is_file() => {
                 let (pool, immutable) = schema::INDEX_DB.open_read_only(path)?;
                 tracing::warn!(
