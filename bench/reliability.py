@@ -58,6 +58,8 @@ from benchlib import constellation_bin, die
 
 BIN = ""
 PROBLEMS: list[str] = []
+# Extra `serve` arguments of the writes part (`--writes-no-watch` adds --no-watch).
+WRITES_SERVE_ARGS: list[str] = []
 
 
 def problem(msg: str) -> None:
@@ -289,10 +291,26 @@ def part_writes(corpus: str, tmp: str, seconds: float) -> None:
         for n in ns
         if n.endswith((".py", ".js"))
     )
-    path = files[len(files) // 2]
+    # A file in a package of ordinary size (at most 20 source files): the folder tools'
+    # own work grows with the folder, and this part measures waiting, not that.
+    per_dir: dict[str, int] = {}
+    for f in files:
+        per_dir[os.path.dirname(f)] = per_dir.get(os.path.dirname(f), 0) + 1
+    ordinary = [f for f in files if 3 <= per_dir[os.path.dirname(f)] <= 20] or files
+    path = ordinary[len(ordinary) // 2]
     folder = os.path.dirname(path) or "."
-    server = Server(ws, None, os.path.join(tmp, "writes.log"), ["--no-watch"])
+    print(f"  file {path}, folder {folder} ({per_dir.get(folder, 0)} source files)")
+    # As `serve` runs by default: a file watch keeps the index fresh, so a tool call
+    # walks nothing (`--no-watch` makes each folder_info-style call walk the tree).
+    server = Server(ws, None, os.path.join(tmp, "writes.log"), WRITES_SERVE_ARGS)
     server.initialize()
+    # The same calls with nothing else running, for comparison.
+    idle: dict[str, list[float]] = {}
+    for k in range(20):
+        for name, args in write_calls(server, 100000 + k, path, folder):
+            t0 = time.perf_counter()
+            server.call(name, args)
+            idle.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
     lat: dict[str, list[float]] = {}
     errors: dict[str, int] = {}
     texts: list[str] = []
@@ -322,9 +340,11 @@ def part_writes(corpus: str, tmp: str, seconds: float) -> None:
     print(f"  {full_runs} --full runs; {len(every)} writes answered, {sum(errors.values())} errors")
     for name in sorted(set(lat) | set(errors)):
         vs = lat.get(name, [])
+        iv = idle.get(name, [])
         print(
             f"  {name:24} n={len(vs):5} errors={errors.get(name, 0)} p50={pct(vs, 50):7.1f} "
-            f"p99={pct(vs, 99):7.1f} max={max(vs) if vs else float('nan'):7.1f} ms"
+            f"p99={pct(vs, 99):7.1f} max={max(vs) if vs else float('nan'):7.1f} ms "
+            f"(idle: p50 {pct(iv, 50):.1f}, max {max(iv) if iv else float('nan'):.1f} ms)"
         )
     print(f"  all writes: p50 {pct(every, 50):.1f} ms, p99 {pct(every, 99):.1f} ms, max {max(every):.1f} ms")
     for t in texts[:5]:
@@ -546,9 +566,12 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=100)
     ap.add_argument("--write-seconds", type=float, default=60)
     ap.add_argument("--writes-corpus", help="tree for the writes part (default: the stdlib)")
+    ap.add_argument("--writes-no-watch", action="store_true", help="serve with --no-watch in the writes part")
     ap.add_argument("--seed", type=int, default=18)
     a = ap.parse_args()
     BIN = constellation_bin()
+    if a.writes_no_watch:
+        WRITES_SERVE_ARGS.append("--no-watch")
     corpus = a.corpus
     if not corpus:
         npm_root = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True).stdout.strip()

@@ -231,6 +231,23 @@ fn under(column: &str) -> String {
     UNDER.replace("PATH", column)
 }
 
+/// SQL of a CTE `picked(id)`: the ids of the edges of `kind` with at least one end in
+/// a file under the folder `?1`, found through the edges' `src_id` and `dst_id` indexes
+/// from the folder's nodes rather than by scanning every edge (`CROSS JOIN` fixes that
+/// order: without statistics SQLite's planner scanned the edges, 150 ms on 566k edges).
+fn edges_touching(kind: &str) -> String {
+    format!(
+        "inside(id) AS (SELECT id FROM files WHERE {}),
+         picked(id) AS (
+             SELECT e.id FROM inside CROSS JOIN nodes n ON n.file_id = inside.id
+                 CROSS JOIN edges e ON e.src_id = n.id AND e.kind = '{kind}'
+             UNION
+             SELECT e.id FROM inside CROSS JOIN nodes n ON n.file_id = inside.id
+                 CROSS JOIN edges e ON e.dst_id = n.id AND e.kind = '{kind}')",
+        under("path")
+    )
+}
+
 /// The indexed files under `folder` (`""` for the whole tree), in path order, with
 /// their symbol counts.
 pub fn folder_files(conn: &Connection, folder: &str) -> Result<Vec<FolderFile>, StoreError> {
@@ -277,13 +294,14 @@ pub fn folder_files(conn: &Connection, folder: &str) -> Result<Vec<FolderFile>, 
 /// source path, destination path and line.
 pub fn folder_import_edges(conn: &Connection, folder: &str) -> Result<Vec<ImportEdge>, StoreError> {
     let sql = format!(
-        "SELECT DISTINCT sf.path, df.path, e.line
-         FROM edges e JOIN nodes s ON s.id = e.src_id JOIN files sf ON sf.id = s.file_id
+        "WITH {}
+         SELECT DISTINCT sf.path, df.path, e.line
+         FROM picked CROSS JOIN edges e ON e.id = picked.id
+         JOIN nodes s ON s.id = e.src_id JOIN files sf ON sf.id = s.file_id
          JOIN nodes d ON d.id = e.dst_id JOIN files df ON df.id = d.file_id
-         WHERE e.kind = 'imports' AND sf.id <> df.id AND ({} OR {})
+         WHERE sf.id <> df.id
          ORDER BY sf.path, df.path, e.line",
-        under("sf.path"),
-        under("df.path")
+        edges_touching("imports")
     );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt
@@ -301,13 +319,13 @@ pub fn folder_import_edges(conn: &Connection, folder: &str) -> Result<Vec<Import
 /// Call edges with at least one end under `folder`, by caller path, line, callee.
 pub fn folder_call_edges(conn: &Connection, folder: &str) -> Result<Vec<CallEdge>, StoreError> {
     let sql = format!(
-        "SELECT s.qualified_name, sf.path, d.qualified_name, df.path, e.line
-         FROM edges e JOIN nodes s ON s.id = e.src_id JOIN files sf ON sf.id = s.file_id
+        "WITH {}
+         SELECT s.qualified_name, sf.path, d.qualified_name, df.path, e.line
+         FROM picked CROSS JOIN edges e ON e.id = picked.id
+         JOIN nodes s ON s.id = e.src_id JOIN files sf ON sf.id = s.file_id
          JOIN nodes d ON d.id = e.dst_id JOIN files df ON df.id = d.file_id
-         WHERE e.kind = 'calls' AND ({} OR {})
          ORDER BY sf.path, e.line, d.qualified_name, df.path",
-        under("sf.path"),
-        under("df.path")
+        edges_touching("calls")
     );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt

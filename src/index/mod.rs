@@ -367,6 +367,29 @@ pub fn index(
     index_locked(store, root, opts, progress)
 }
 
+/// Like [`index`], but without waiting: `Ok(None)` at once when another process holds
+/// the database's run lock (it is indexing it now), so a caller that has an index to
+/// answer from need not wait for that run.
+///
+/// Errors: as [`index`].
+pub fn index_unless_busy(
+    store: &Store,
+    root: &Path,
+    opts: &IndexOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Option<IndexReport>, IndexError> {
+    if let Some(e) = store.read_only_error() {
+        return Err(e.into());
+    }
+    if store.is_private() {
+        return index_locked(store, root, opts, progress).map(Some);
+    }
+    match run_lock::RunLock::try_acquire(store.path())? {
+        Some(_run) => index_locked(store, root, opts, progress).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// [`index`] with the run lock held (or not needed).
 fn index_locked(
     store: &Store,

@@ -43,30 +43,7 @@ impl RunLock {
     /// cannot be created for lack of permission or on a read-only file system;
     /// [`IndexError::RunLock`] for any other failure to create or lock it.
     pub fn acquire(db: &Path) -> Result<RunLock, IndexError> {
-        let path = lock_path(db);
-        let failed = |error: std::io::Error| {
-            if matches!(
-                error.kind(),
-                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-            ) {
-                // Said as every other "cannot write the database there" is, with what to do.
-                return IndexError::Store(StoreError::Unwritable {
-                    path: db.to_path_buf(),
-                    message: format!("cannot create its lock file {}: {error}", path.display()),
-                });
-            }
-            IndexError::RunLock {
-                path: path.clone(),
-                error,
-            }
-        };
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(failed)?;
+        let (file, failed) = open_lock_file(db)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -86,6 +63,54 @@ impl RunLock {
         }
         Ok(RunLock { _file: file })
     }
+
+    /// Takes the run lock of the database at `db` if no other process holds it;
+    /// `Ok(None)` at once when one does.
+    ///
+    /// Errors: as [`RunLock::acquire`].
+    pub fn try_acquire(db: &Path) -> Result<Option<RunLock>, IndexError> {
+        let (file, failed) = open_lock_file(db)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(RunLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(failed(e)),
+        }
+    }
+}
+
+/// Opens (creating it) the lock file of `db`, with the function that turns an I/O
+/// error on it into the run's error.
+#[allow(clippy::type_complexity)]
+fn open_lock_file(
+    db: &Path,
+) -> Result<(File, Box<dyn Fn(std::io::Error) -> IndexError>), IndexError> {
+    let path = lock_path(db);
+    let open_path = path.clone();
+    let db = db.to_path_buf();
+    let failed = move |error: std::io::Error| {
+        if matches!(
+            error.kind(),
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+        ) {
+            // Said as every other "cannot write the database there" is, with what to do.
+            return IndexError::Store(StoreError::Unwritable {
+                path: db.clone(),
+                message: format!("cannot create its lock file {}: {error}", path.display()),
+            });
+        }
+        IndexError::RunLock {
+            path: path.clone(),
+            error,
+        }
+    };
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&open_path)
+        .map_err(&failed)?;
+    Ok((file, Box::new(failed)))
 }
 
 #[cfg(test)]
@@ -100,6 +125,10 @@ mod tests {
         let db = dir.path().join("index.db");
         let first = RunLock::acquire(&db).unwrap();
         assert!(lock_path(&db).ends_with("index.db.lock"));
+        assert!(
+            RunLock::try_acquire(&db).unwrap().is_none(),
+            "held: not granted"
+        );
         let (tx, rx) = mpsc::channel();
         let db2 = db.clone();
         let waiter = std::thread::spawn(move || {
@@ -115,6 +144,10 @@ mod tests {
         rx.recv_timeout(Duration::from_secs(10))
             .expect("the second lock was not granted after the first was dropped");
         waiter.join().unwrap();
+        assert!(
+            RunLock::try_acquire(&db).unwrap().is_some(),
+            "free: granted"
+        );
     }
 
     #[test]

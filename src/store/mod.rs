@@ -184,11 +184,12 @@ impl Store {
 
     /// Drops the agent-memory tables an older build kept here (renamed `legacy_*` by
     /// migration 009) and their counter in `meta`, once `memory::upgrade` has copied
-    /// their rows. Waits at most 1 s for the write lock: an index run elsewhere makes
-    /// it fail with `database is locked`, and it is tried again at the next open.
+    /// their rows. Does not wait for the write lock: an index run elsewhere makes it
+    /// fail with `database is locked`, and it is tried again at the next open.
     pub fn drop_legacy_memory(&self) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
-        conn.busy_timeout(Duration::from_secs(1))?;
+        // No wait at all: a tool call must not wait for an index run here.
+        conn.busy_timeout(Duration::ZERO)?;
         let dropped = (|| {
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             tx.execute_batch(

@@ -141,6 +141,18 @@ impl Workspace {
         full: bool,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<IndexReport, ToolError> {
+        self.run_index(full, progress, true)?
+            .ok_or_else(|| ToolError::Internal("an index run that waits returned busy".into()))
+    }
+
+    /// One index run of this workspace (serialized within the process). With `wait`
+    /// false and another process indexing the same database now, `Ok(None)` at once.
+    fn run_index(
+        &self,
+        full: bool,
+        progress: &(dyn Fn(Progress) + Sync),
+        wait: bool,
+    ) -> Result<Option<IndexReport>, ToolError> {
         let _guard = self
             .index_lock
             .lock()
@@ -150,13 +162,45 @@ impl Workspace {
             ..self.options.clone()
         };
         let events_at_start = self.freshness.events();
-        let report = index::index(&self.store, &self.root, &opts, progress)?;
+        let report = if wait {
+            index::index(&self.store, &self.root, &opts, progress)?
+        } else {
+            match index::index_unless_busy(&self.store, &self.root, &opts, progress)? {
+                Some(report) => report,
+                None => return Ok(None),
+            }
+        };
         if let Ok(mut failure) = self.refresh_failure.lock() {
             *failure = None;
         }
         self.freshness.note_run(events_at_start);
         if let Ok(mut t) = self.last_fresh.lock() {
             *t = Some(std::time::Instant::now());
+        }
+        Ok(Some(report))
+    }
+
+    /// An index run for a tool call: when an index exists and another process is
+    /// indexing the same database now (a CLI `index --full`, another server), it does
+    /// not wait for that run (which may take minutes) but answers `Ok(None)`, with a
+    /// staleness notice remembered for the answer; with no index yet, it waits.
+    fn refresh_for_call(
+        &self,
+        full: bool,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<Option<IndexReport>, ToolError> {
+        let built = self.store.generation().is_ok_and(|g| g > 0);
+        if !built {
+            return self.refresh(full, progress).map(Some);
+        }
+        let report = self.run_index(full, progress, false)?;
+        if report.is_none() {
+            self.note_refresh_failure(
+                "another process is indexing this database now; this answer comes from the \
+                 index as it was before that run"
+                    .into(),
+                true,
+            );
         }
         Ok(report)
     }
@@ -176,14 +220,14 @@ impl Workspace {
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<Option<IndexReport>, ToolError> {
         if let Some(e) = self.store.read_only_error() {
-            self.note_refresh_failure(e.to_string());
+            self.note_refresh_failure(e.to_string(), false);
             return Ok(None);
         }
         if !full && self.failed_and_unchanged() {
             return Ok(None);
         }
-        match self.refresh(full, progress) {
-            Ok(report) => Ok(Some(report)),
+        match self.refresh_for_call(full, progress) {
+            Ok(report) => Ok(report),
             Err(e) => self.stale_or(e).map(|()| None),
         }
     }
@@ -197,18 +241,21 @@ impl Workspace {
                 "the index of {} could not be refreshed ({e}); answering from it as it is",
                 self.root.display()
             );
-            self.note_refresh_failure(e.to_string());
+            self.note_refresh_failure(e.to_string(), false);
             return Ok(());
         }
         Err(e)
     }
 
-    fn note_refresh_failure(&self, message: String) {
+    /// Remembers why the index could not be refreshed; a `transient` cause (another
+    /// process indexing) is tried again by the next call.
+    fn note_refresh_failure(&self, message: String, transient: bool) {
         if let Ok(mut slot) = self.refresh_failure.lock() {
             *slot = Some(RefreshFailure {
                 message,
                 events: self.freshness.events(),
                 at: std::time::Instant::now(),
+                transient,
             });
         }
     }
@@ -218,7 +265,9 @@ impl Workspace {
     fn failed_and_unchanged(&self) -> bool {
         self.refresh_failure.lock().is_ok_and(|slot| {
             slot.as_ref().is_some_and(|f| {
-                f.events == self.freshness.events() && f.at.elapsed() < RETRY_FAILED_AFTER
+                !f.transient
+                    && f.events == self.freshness.events()
+                    && f.at.elapsed() < RETRY_FAILED_AFTER
             })
         })
     }
@@ -244,7 +293,7 @@ impl Workspace {
     /// staleness notice, as [`Workspace::refresh_or_stale`] says.
     pub fn refresh_within(&self, max_age: std::time::Duration) -> Result<(), ToolError> {
         if let Some(e) = self.store.read_only_error() {
-            self.note_refresh_failure(e.to_string());
+            self.note_refresh_failure(e.to_string(), false);
             return Ok(());
         }
         if self.failed_and_unchanged() {
@@ -258,7 +307,7 @@ impl Workspace {
         if self.watch.get().is_some() || self.watch_starting.load(Ordering::SeqCst) {
             if !self.freshness.wait_current(super::watcher::CALL_WAIT) {
                 self.freshness.note_call_walk();
-                self.refresh(false, &|_| {})?;
+                self.refresh_for_call(false, &|_| {})?;
             }
             return Ok(());
         }
@@ -270,7 +319,7 @@ impl Workspace {
             .is_some_and(|t| t.elapsed() < max_age);
         if !recent {
             self.freshness.note_call_walk();
-            self.refresh(false, &|_| {})?;
+            self.refresh_for_call(false, &|_| {})?;
         }
         Ok(())
     }
@@ -398,6 +447,8 @@ struct RefreshFailure {
     events: u64,
     /// When it failed.
     at: std::time::Instant,
+    /// Another process was indexing: worth trying again at the next call.
+    transient: bool,
 }
 
 /// Opens a database with `open`; moves a file that `is_corrupt` says is unusable aside
