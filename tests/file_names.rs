@@ -136,7 +136,9 @@ fn tools_given_the_escaped_text_read_that_file() {
     assert_eq!(r["isError"], json!(true), "{r}");
     let text = r["content"][0]["text"].as_str().unwrap();
     assert!(
-        text.starts_with("invalid_argument: \"a\\\\b.py\" has a backslash that is not an escape"),
+        text.starts_with(
+            "invalid_argument: path: \"a\\\\b.py\" has a backslash that is not an escape"
+        ),
         "{text}"
     );
 }

@@ -65,7 +65,7 @@ pub fn resolve(root: &Path, arg: &str) -> Result<WorkspacePath, ToolError> {
         PathBuf::from(arg)
     } else {
         crate::walk::path_text::decode(arg)
-            .map_err(|e| ToolError::InvalidArgument(e.to_string()))?
+            .map_err(|e| ToolError::InvalidArgument(format!("path: {e}")))?
     };
     let joined = if given.is_absolute() {
         given
