@@ -503,24 +503,35 @@ def check_reads(ws: str, tmp: str, label: str, edit: str | None) -> None:
     print(f"  {label}: {len(calls)} read tools, {errors} errors, {stale} answers stamped stale")
 
 
+class Tmpfs:
+    """A tmpfs of `size` mounted at `path` for the `with` block, with an index of a copy
+    of the corpus built in it (`.ws`); unmounted at the end."""
+
+    def __init__(self, path: str, size: str, corpus: str):
+        self.path, self.size, self.corpus = path, size, corpus
+        self.ws = os.path.join(path, "ws")
+
+    def __enter__(self) -> "Tmpfs":
+        os.makedirs(self.path)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.size}", "tmpfs", self.path], check=True)
+        copy_tree(self.corpus, self.ws)
+        run("index", self.ws, "-q")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        subprocess.run(["umount", self.path])
+
+
 def part_readonly(corpus: str, tmp: str) -> None:
     print("== readonly: an index on a read-only mount")
     if not can_mount():
         print("  skipped: needs root and tmpfs mounts")
         return
-    mnt = os.path.join(tmp, "ro")
-    os.makedirs(mnt)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512m", "tmpfs", mnt], check=True)
-    try:
-        ws = os.path.join(mnt, "ws")
-        copy_tree(corpus, ws)
-        run("index", ws, "-q")
-        subprocess.run(["mount", "-o", "remount,ro", mnt], check=True)
-        check_reads(ws, tmp, "read-only mount", None)
-        p = run("index", ws, "-q", check=False)
+    with Tmpfs(os.path.join(tmp, "ro"), "512m", corpus) as fs:
+        subprocess.run(["mount", "-o", "remount,ro", fs.path], check=True)
+        check_reads(fs.ws, tmp, "read-only mount", None)
+        p = run("index", fs.ws, "-q", check=False)
         print(f"  index on it: exit {p.returncode}: {p.stderr.strip()[:200]}")
-    finally:
-        subprocess.run(["umount", mnt])
 
 
 def part_fulldisk(corpus: str, tmp: str) -> None:
@@ -528,32 +539,27 @@ def part_fulldisk(corpus: str, tmp: str) -> None:
     if not can_mount():
         print("  skipped: needs root and tmpfs mounts")
         return
-    mnt = os.path.join(tmp, "full")
-    os.makedirs(mnt)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m", "tmpfs", mnt], check=True)
-    try:
-        ws = os.path.join(mnt, "ws")
-        copy_tree(corpus, ws)
-        run("index", ws, "-q")
+    with Tmpfs(os.path.join(tmp, "full"), "256m", corpus) as fs:
         edit = sorted(
-            os.path.join(b, n) for b, _, ns in os.walk(ws) for n in ns if n.endswith(".js") and ".constellation" not in b
+            os.path.join(b, n)
+            for b, _, ns in os.walk(fs.ws)
+            for n in ns
+            if n.endswith(".js") and ".constellation" not in b
         )[0]
         # Fill what is left.
-        with open(os.path.join(mnt, "filler"), "wb") as f:
+        with open(os.path.join(fs.path, "filler"), "wb") as f:
             try:
                 while True:
                     f.write(b"\0" * (1 << 20))
                     f.flush()
             except OSError:
                 pass
-        check_reads(ws, tmp, "full disk", edit)
-        p = run("index", ws, "-q", check=False)
+        check_reads(fs.ws, tmp, "full disk", edit)
+        p = run("index", fs.ws, "-q", check=False)
         print(f"  index on it: exit {p.returncode}: {p.stderr.strip()[:300]}")
         for frag in ("database or disk is full", "No space left"):
             if p.stderr.count(frag) > 1:
                 problem(f"fulldisk: the index error repeats {frag!r}")
-    finally:
-        subprocess.run(["umount", mnt])
 
 
 def main() -> int:

@@ -2,7 +2,7 @@
 //! with no database yet, index runs that add the same new files, `--full` runs side by
 //! side. Every process must succeed and the final index must equal a clean build
 //! (compared through `export --format json`, which is byte-identical for identical
-//! trees). The larger rounds (32 servers, 20 rounds, the standard library) are in
+//! trees). The larger rounds (32 servers, 20 rounds, on npm's source) are in
 //! `bench/reliability.py`.
 
 mod common;
@@ -12,18 +12,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{json, Value};
-
-/// `export --format json` of `root`'s index in `db`.
-fn export(root: &Path, db: &Path) -> String {
-    common::run_ok(&[
-        "export",
-        root.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-        "--format",
-        "json",
-    ])
-}
 
 /// The export of a clean build of `root` into a fresh database.
 fn clean_export(root: &Path) -> String {
@@ -36,7 +24,7 @@ fn clean_export(root: &Path) -> String {
         db.to_str().unwrap(),
         "-q",
     ]);
-    export(root, &db)
+    common::export_json(root, &db)
 }
 
 /// `count` processes of `constellation ARGS`, started together; their exit codes and
@@ -127,7 +115,7 @@ fn servers_started_together_on_a_new_workspace_all_answer() {
             "every server answers from the complete index: {answer}"
         );
     }
-    assert_eq!(export(&root, &db), clean_export(&root));
+    assert_eq!(common::export_json(&root, &db), clean_export(&root));
 }
 
 #[test]
@@ -139,16 +127,16 @@ fn index_runs_side_by_side_all_succeed_and_agree_with_a_clean_build() {
         assert_eq!(code, Some(0), "{log}");
     }
     let db = root.join(".constellation/index.db");
-    assert_eq!(export(&root, &db), clean_export(&root));
+    assert_eq!(common::export_json(&root, &db), clean_export(&root));
     // Four runs that each find the same new files.
     common::write_many_modules(&root, 30, "import shop.cart\n");
     for (code, log) in run_together(4, &["index", root_arg, "-q"]) {
         assert_eq!(code, Some(0), "{log}");
     }
-    assert_eq!(export(&root, &db), clean_export(&root));
+    assert_eq!(common::export_json(&root, &db), clean_export(&root));
     // Four from-scratch rebuilds of the live database.
     for (code, log) in run_together(4, &["index", root_arg, "--full", "-q"]) {
         assert_eq!(code, Some(0), "{log}");
     }
-    assert_eq!(export(&root, &db), clean_export(&root));
+    assert_eq!(common::export_json(&root, &db), clean_export(&root));
 }

@@ -7,17 +7,6 @@ use std::time::Duration;
 
 use common::*;
 
-fn export(root: &Path, db: &Path) -> String {
-    run_ok(&[
-        "export",
-        root.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-        "--format",
-        "json",
-    ])
-}
-
 fn check_code(root: &Path, db: &Path) -> (i32, String) {
     let out = run(&[
         "index",
@@ -38,7 +27,7 @@ fn relocated_database_parses_nothing_and_answers_the_same() {
     let db_a = root_a.parent().unwrap().join("built.db");
     let built = index_json(&root_a, &db_a, &[]);
     assert!(built["filesParsed"].as_u64().unwrap() > 10);
-    let before = export(&root_a, &db_a);
+    let before = export_json(&root_a, &db_a);
     let query = "SELECT src_path || ' -> ' || dst_path FROM file_imports ORDER BY 1";
     let imports_a = strings(&open_db(&db_a), query);
 
@@ -63,7 +52,7 @@ fn relocated_database_parses_nothing_and_answers_the_same() {
     );
     assert_eq!(r["changed"], false);
     assert_eq!(r["generation"], built["generation"]);
-    assert_eq!(export(&root_b, &db_b), before);
+    assert_eq!(export_json(&root_b, &db_b), before);
     assert_eq!(strings(&open_db(&db_b), query), imports_a);
     // The stats were recorded: the next run reads nothing.
     assert_eq!(index_json(&root_b, &db_b, &[])["filesHashed"], 0);
@@ -76,7 +65,7 @@ fn two_fresh_builds_export_identical_bytes() {
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
     index_json(&root, &one, &[]);
     index_json(&root, &two, &[]);
-    let (a, b) = (export(&root, &one), export(&root, &two));
+    let (a, b) = (export_json(&root, &one), export_json(&root, &two));
     assert!(
         a.contains("\"func:shop/cart.py::"),
         "export has the symbols"
@@ -87,7 +76,7 @@ fn two_fresh_builds_export_identical_bytes() {
     assert_eq!(strings(&open_db(&one), ids), strings(&open_db(&two), ids));
     // And after --full on one of them.
     index_json(&root, &one, &["--full"]);
-    assert_eq!(export(&root, &one), b);
+    assert_eq!(export_json(&root, &one), b);
 }
 
 #[test]
@@ -206,7 +195,7 @@ fn vacuum_into_writes_a_compact_copy_with_the_same_contents() {
     let (db, copy) = (dir.join("i.db"), dir.join("copy.db"));
     let r = index_json(&root, &db, &["--vacuum-into", copy.to_str().unwrap()]);
     assert!(r["vacuumIntoBytes"].as_u64().unwrap() > 0);
-    assert_eq!(export(&root, &copy), export(&root, &db));
+    assert_eq!(export_json(&root, &copy), export_json(&root, &db));
     let r = index_json(&root, &db, &["--vacuum"]);
     assert!(r["vacuumedBytes"].as_u64().unwrap() > 0);
 }

@@ -230,28 +230,9 @@ mod tests {
         std::fs::write(root.join("src/a.py"), "inside\n").unwrap();
         std::fs::write(base.join("outside/a.py"), "OUTSIDE\n").unwrap();
         std::os::unix::fs::symlink(base.join("outside"), root.join("swap")).unwrap();
-        let c =
-            |p: &std::path::Path| std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
-        let (a, b) = (c(&root.join("src")), c(&root.join("swap")));
         let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let swapper = {
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    // SAFETY: valid C strings, absolute paths.
-                    let r = unsafe {
-                        libc::renameat2(
-                            libc::AT_FDCWD,
-                            a.as_ptr(),
-                            libc::AT_FDCWD,
-                            b.as_ptr(),
-                            libc::RENAME_EXCHANGE,
-                        )
-                    };
-                    assert_eq!(r, 0);
-                }
-            })
-        };
+        let swapper =
+            crate::walk::beneath::swap_until(&root.join("src"), &root.join("swap"), &stop);
         let mut codes = std::collections::BTreeMap::new();
         let mut outside = 0;
         for _ in 0..2000 {

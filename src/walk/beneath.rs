@@ -301,6 +301,39 @@ pub fn read_stored_text(root: &Path, text: &str, max: u64) -> io::Result<String>
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
+/// For race tests: a thread that exchanges the entries `a` and `b` (absolute paths)
+/// with `renameat2(RENAME_EXCHANGE)` as fast as it can until `stop` is set; it returns
+/// how many exchanges it made.
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+pub(crate) fn swap_until(
+    a: &Path,
+    b: &Path,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<u64> {
+    use std::sync::atomic::Ordering;
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+    let (a, b) = (c(a), c(b));
+    let stop = std::sync::Arc::clone(stop);
+    std::thread::spawn(move || {
+        let mut swaps = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            // SAFETY: valid C strings; AT_FDCWD with absolute paths.
+            let r = unsafe {
+                libc::renameat2(
+                    libc::AT_FDCWD,
+                    a.as_ptr(),
+                    libc::AT_FDCWD,
+                    b.as_ptr(),
+                    libc::RENAME_EXCHANGE,
+                )
+            };
+            assert_eq!(r, 0, "{}", io::Error::last_os_error());
+            swaps += 1;
+        }
+        swaps
+    })
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -378,33 +411,7 @@ mod tests {
         let (d, root) = setup();
         std::os::unix::fs::symlink(d.path().join("outside"), root.join("src/swap")).unwrap();
         let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let swapper = {
-            let stop = stop.clone();
-            let a =
-                std::ffi::CString::new(root.join("src/deep").into_os_string().into_encoded_bytes())
-                    .unwrap();
-            let b =
-                std::ffi::CString::new(root.join("src/swap").into_os_string().into_encoded_bytes())
-                    .unwrap();
-            std::thread::spawn(move || {
-                let mut swaps = 0u64;
-                while !stop.load(Ordering::Relaxed) {
-                    // SAFETY: valid C strings; AT_FDCWD with absolute paths.
-                    let r = unsafe {
-                        libc::renameat2(
-                            libc::AT_FDCWD,
-                            a.as_ptr(),
-                            libc::AT_FDCWD,
-                            b.as_ptr(),
-                            libc::RENAME_EXCHANGE,
-                        )
-                    };
-                    assert_eq!(r, 0, "{}", io::Error::last_os_error());
-                    swaps += 1;
-                }
-                swaps
-            })
-        };
+        let swapper = swap_until(&root.join("src/deep"), &root.join("src/swap"), &stop);
         let rel = Path::new("src/deep/a.py");
         let parts = components(rel).unwrap();
         let (mut inside, mut outside, mut refused_links, mut other) = (0, 0, 0, 0);

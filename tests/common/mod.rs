@@ -46,6 +46,19 @@ pub fn index_json(root: &Path, db: &Path, extra: &[&str]) -> serde_json::Value {
     serde_json::from_str(&run_ok(&args)).expect("index --json output")
 }
 
+/// `export ROOT --db DB --format json`: the whole index, byte-identical for identical
+/// trees.
+pub fn export_json(root: &Path, db: &Path) -> String {
+    run_ok(&[
+        "export",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "--format",
+        "json",
+    ])
+}
+
 /// Copies a directory tree (files and directories only).
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
