@@ -125,6 +125,17 @@ pub fn import_from_index(memory: &MemoryStore, index: &Store) -> Result<ImportRe
 
     match index.drop_legacy_memory() {
         Ok(()) => report.dropped = true,
+        // Another process writes the index now (an index run): expected, and tried
+        // again at the next open, so not worth a warning.
+        Err(crate::store::StoreError::Sqlite(e))
+            if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) =>
+        {
+            tracing::debug!(
+                "the old agent-memory tables of {} stay until a later open: the index is \
+                 being written by another process",
+                index.path().display()
+            )
+        }
         Err(e) => tracing::warn!(
             "the old agent-memory tables of {} stay until a later open ({e}); their rows are in {}",
             index.path().display(),
