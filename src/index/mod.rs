@@ -197,25 +197,6 @@ struct Content {
     facts: Option<FileFacts>,
 }
 
-/// Reads a walked file beneath `root` ([`walk::read_regular_beneath`]: a directory
-/// swapped for a symbolic link since the walk is refused, not followed out).
-///
-/// Errors: as [`walk::read_regular_beneath`]; `InvalidInput` when the file's path is
-/// not under `root` (never, for a file this walk found).
-fn read_walked(root: &Path, w: &WalkedFile, max: u64) -> std::io::Result<Vec<u8>> {
-    let rel = w.abs_path.strip_prefix(root).map_err(|_| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "{} is not under the root {}",
-                w.abs_path.display(),
-                root.display()
-            ),
-        )
-    })?;
-    walk::read_regular_beneath(root, rel, max)
-}
-
 /// Reads, hashes and (when needed) parses one file. Never fails: problems become a
 /// status with a detail.
 fn read_file(
@@ -250,12 +231,13 @@ fn read_file(
     }
     // The stat said at most the size cap; a file that grew past it meanwhile is read
     // next time, whole, once its stat moves again.
-    let bytes = match read_walked(root, w, opts.walk.max_file_size.max(w.size)) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
-        Err(e) if prev.is_some() => return Outcome::Unreadable(e.to_string()),
-        Err(e) => return Outcome::Content(content("unreadable", None, e.to_string())),
-    };
+    let bytes =
+        match walk::read_regular_under(root, &w.abs_path, opts.walk.max_file_size.max(w.size)) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
+            Err(e) if prev.is_some() => return Outcome::Unreadable(e.to_string()),
+            Err(e) => return Outcome::Content(content("unreadable", None, e.to_string())),
+        };
     let digest = walk::digest(&bytes);
     if let Some(p) = prev {
         if !opts.full && p.digest.as_deref() == Some(digest.as_str()) {
@@ -590,7 +572,8 @@ fn index_walked(
 
 /// Reads, hashes and parses the files of `to_read` on the thread pool, chunk by chunk,
 /// and writes each chunk on this thread while the pool reads the next one. Files are
-/// read beneath `root` (see [`read_walked`]).
+/// read beneath `root` ([`walk::read_regular_under`]: a directory swapped for a symbolic
+/// link since the walk is refused, not followed out).
 #[allow(clippy::too_many_arguments)]
 fn read_and_write(
     root: &Path,
@@ -1099,10 +1082,12 @@ pub fn check(
             Some(s) if w.size > opts.max_file_size => {
                 !(s.status == "too_large" && s.size == w.size as i64)
             }
-            Some(s) => match read_walked(root, w, opts.max_file_size.max(w.size)) {
-                Ok(bytes) => s.digest.as_deref() != Some(walk::digest(&bytes).as_str()),
-                Err(_) => true,
-            },
+            Some(s) => {
+                match walk::read_regular_under(root, &w.abs_path, opts.max_file_size.max(w.size)) {
+                    Ok(bytes) => s.digest.as_deref() != Some(walk::digest(&bytes).as_str()),
+                    Err(_) => true,
+                }
+            }
         })
         .count();
     Ok(Staleness {

@@ -43,7 +43,7 @@ impl RunLock {
     /// cannot be created for lack of permission or on a read-only file system;
     /// [`IndexError::RunLock`] for any other failure to create or lock it.
     pub fn acquire(db: &Path) -> Result<RunLock, IndexError> {
-        let (file, failed) = open_lock_file(db)?;
+        let file = open_lock_file(db)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -52,14 +52,14 @@ impl RunLock {
                     db.display()
                 );
                 let waited = Instant::now();
-                file.lock().map_err(failed)?;
+                file.lock().map_err(|e| lock_error(db, e))?;
                 tracing::info!(
                     "the other index run of {} finished after {} ms",
                     db.display(),
                     waited.elapsed().as_millis()
                 );
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(failed(e)),
+            Err(std::fs::TryLockError::Error(e)) => return Err(lock_error(db, e)),
         }
         Ok(RunLock { _file: file })
     }
@@ -69,48 +69,44 @@ impl RunLock {
     ///
     /// Errors: as [`RunLock::acquire`].
     pub fn try_acquire(db: &Path) -> Result<Option<RunLock>, IndexError> {
-        let (file, failed) = open_lock_file(db)?;
+        let file = open_lock_file(db)?;
         match file.try_lock() {
             Ok(()) => Ok(Some(RunLock { _file: file })),
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(failed(e)),
+            Err(std::fs::TryLockError::Error(e)) => Err(lock_error(db, e)),
         }
     }
 }
 
-/// Opens (creating it) the lock file of `db`, with the function that turns an I/O
-/// error on it into the run's error.
-#[allow(clippy::type_complexity)]
-fn open_lock_file(
-    db: &Path,
-) -> Result<(File, Box<dyn Fn(std::io::Error) -> IndexError>), IndexError> {
-    let path = lock_path(db);
-    let open_path = path.clone();
-    let db = db.to_path_buf();
-    let failed = move |error: std::io::Error| {
-        if matches!(
-            error.kind(),
-            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-        ) {
-            // Said as every other "cannot write the database there" is, with what to do.
-            return IndexError::Store(StoreError::Unwritable {
-                path: db.clone(),
-                message: format!("cannot create its lock file {}: {error}", path.display()),
-            });
-        }
-        IndexError::RunLock {
-            path: path.clone(),
-            error,
-        }
-    };
-    let file = OpenOptions::new()
+/// Opens (creating it) the lock file of `db`.
+///
+/// Errors: as [`lock_error`].
+fn open_lock_file(db: &Path) -> Result<File, IndexError> {
+    OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(&open_path)
-        .map_err(&failed)?;
-    Ok((file, Box::new(failed)))
+        .open(lock_path(db))
+        .map_err(|e| lock_error(db, e))
+}
+
+/// The run's error for `error` met creating or locking the lock file of `db`: a
+/// permission or read-only file system is said as every other "cannot write the
+/// database there" is ([`StoreError::Unwritable`], with what to do); anything else is
+/// [`IndexError::RunLock`].
+fn lock_error(db: &Path, error: std::io::Error) -> IndexError {
+    let path = lock_path(db);
+    if matches!(
+        error.kind(),
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    ) {
+        return IndexError::Store(StoreError::Unwritable {
+            path: db.to_path_buf(),
+            message: format!("cannot create its lock file {}: {error}", path.display()),
+        });
+    }
+    IndexError::RunLock { path, error }
 }
 
 #[cfg(test)]

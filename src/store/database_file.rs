@@ -125,8 +125,8 @@ impl DatabaseFile {
         &self,
         path: &Path,
     ) -> Result<(r2d2::Pool<SqliteConnectionManager>, bool), StoreError> {
-        let (_, uri, immutable) = self.connect_read_only(path, false)?;
-        let manager = SqliteConnectionManager::file(uri)
+        let (_, immutable) = self.connect_read_only(path, false)?;
+        let manager = SqliteConnectionManager::file(read_only_uri(path, immutable))
             .with_flags(READ_ONLY_FLAGS)
             .with_init(|c| configure_read_only(c));
         let pool = r2d2::Pool::builder()
@@ -137,8 +137,7 @@ impl DatabaseFile {
     }
 
     /// One read-only connection to the existing file at `path`, opened as
-    /// [`DatabaseFile::open_read_only`] says, with the URI that opened it and whether
-    /// that is immutable. A file at an older schema version is accepted when
+    /// [`DatabaseFile::open_read_only`] says, and whether it was opened immutable. A file at an older schema version is accepted when
     /// `allow_older` (for SQL a user types, which may know the older tables).
     ///
     /// Errors: as [`DatabaseFile::open_read_only`].
@@ -146,7 +145,7 @@ impl DatabaseFile {
         &self,
         path: &Path,
         allow_older: bool,
-    ) -> Result<(Connection, String, bool), StoreError> {
+    ) -> Result<(Connection, bool), StoreError> {
         if !path.is_file() {
             return Err(StoreError::Missing(path.to_path_buf()));
         }
@@ -182,7 +181,7 @@ impl DatabaseFile {
                     supported: self.version(),
                 });
             }
-            return Ok((conn, uri, immutable));
+            return Ok((conn, immutable));
         }
         Err(last.unwrap_or_else(|| StoreError::Missing(path.to_path_buf())))
     }

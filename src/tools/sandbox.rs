@@ -159,14 +159,7 @@ pub fn relative(root: &Path, abs: &Path) -> String {
 /// file vanished; `io_error` for a special file, one over `max` bytes, or another
 /// failure.
 pub fn read_file(root: &Path, p: &WorkspacePath, max: u64) -> Result<Vec<u8>, ToolError> {
-    let rel = p.abs.strip_prefix(root).map_err(|_| {
-        ToolError::OutsideWorkspace(format!(
-            "{} is not under the workspace root {}",
-            p.rel,
-            root.display()
-        ))
-    })?;
-    crate::walk::read_regular_beneath(root, rel, max).map_err(|e| read_error(&p.rel, e))
+    crate::walk::read_regular_under(root, &p.abs, max).map_err(|e| read_error(&p.rel, e))
 }
 
 /// The tool error for a failed read of the workspace file `rel` (index text form).

@@ -189,8 +189,7 @@ impl Workspace {
         full: bool,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<Option<IndexReport>, ToolError> {
-        let built = self.store.generation().is_ok_and(|g| g > 0);
-        if !built {
+        if !self.has_index() {
             return self.refresh(full, progress).map(Some);
         }
         let report = self.run_index(full, progress, false)?;
@@ -219,11 +218,7 @@ impl Workspace {
         full: bool,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<Option<IndexReport>, ToolError> {
-        if let Some(e) = self.store.read_only_error() {
-            self.note_refresh_failure(e.to_string(), false);
-            return Ok(None);
-        }
-        if !full && self.failed_and_unchanged() {
+        if self.answers_as_is(full) {
             return Ok(None);
         }
         match self.refresh_for_call(full, progress) {
@@ -232,11 +227,26 @@ impl Workspace {
         }
     }
 
+    /// Whether a tool call answers from the index as it is without trying a run: the
+    /// database is read-only (remembered as the staleness notice), or, unless `full`,
+    /// the last run failed and nothing changed since ([`RETRY_FAILED_AFTER`]).
+    fn answers_as_is(&self, full: bool) -> bool {
+        if let Some(e) = self.store.read_only_error() {
+            self.note_refresh_failure(e.to_string(), false);
+            return true;
+        }
+        !full && self.failed_and_unchanged()
+    }
+
+    /// Whether an index run has built this index at least once (generation above 0).
+    fn has_index(&self) -> bool {
+        self.store.generation().is_ok_and(|g| g > 0)
+    }
+
     /// `Ok` (with the failure remembered) when `e` is an index or database error and
     /// an index built earlier exists to answer from; `Err(e)` otherwise.
     fn stale_or(&self, e: ToolError) -> Result<(), ToolError> {
-        let built = self.store.generation().is_ok_and(|g| g > 0);
-        if built && matches!(e, ToolError::Index(_) | ToolError::Store(_)) {
+        if matches!(e, ToolError::Index(_) | ToolError::Store(_)) && self.has_index() {
             tracing::warn!(
                 "the index of {} could not be refreshed ({e}); answering from it as it is",
                 self.root.display()
@@ -292,11 +302,7 @@ impl Workspace {
     /// When the run fails and an index exists, the call answers from it with a
     /// staleness notice, as [`Workspace::refresh_or_stale`] says.
     pub fn refresh_within(&self, max_age: std::time::Duration) -> Result<(), ToolError> {
-        if let Some(e) = self.store.read_only_error() {
-            self.note_refresh_failure(e.to_string(), false);
-            return Ok(());
-        }
-        if self.failed_and_unchanged() {
+        if self.answers_as_is(false) {
             return Ok(());
         }
         self.refresh_within_unchecked(max_age)

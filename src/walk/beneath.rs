@@ -282,6 +282,19 @@ pub fn read_regular_beneath(root: &Path, rel: &Path, max: u64) -> io::Result<Vec
     super::read_open(file, max)
 }
 
+/// Reads the file at `abs`, which must lie under `root`, as [`read_regular_beneath`]
+/// does with its path relative to `root` (for a path the walk or the tools' sandbox
+/// produced as absolute).
+///
+/// Errors: `InvalidInput` carrying [`BeneathError::NotBeneath`] when `abs` is not under
+/// `root`; otherwise as [`read_regular_beneath`].
+pub fn read_regular_under(root: &Path, abs: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let rel = abs
+        .strip_prefix(root)
+        .map_err(|_| refuse(BeneathError::NotBeneath(super::path_text::encode(abs))))?;
+    read_regular_beneath(root, rel, max)
+}
+
 /// Reads the workspace file whose path the index stores as `text` (the text form of
 /// [`super::path_text`]) as [`read_regular_beneath`] does.
 ///

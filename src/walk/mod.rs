@@ -14,7 +14,9 @@
 pub mod beneath;
 pub mod path_text;
 
-pub use beneath::{open_beneath, read_regular_beneath, read_stored, read_stored_text};
+pub use beneath::{
+    open_beneath, read_regular_beneath, read_regular_under, read_stored, read_stored_text,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
