@@ -68,6 +68,12 @@ struct Global {
     /// depth by default; the README lists the names).
     #[arg(long, global = true)]
     no_default_excludes: bool,
+    /// Apply no ignore rules: list every file but hidden ones, node_modules, the default
+    /// excludes and --exclude globs (by default a git work tree indexes what git lists,
+    /// tracked files and untracked ones not ignored; elsewhere .gitignore, .ignore and
+    /// .git/info/exclude apply).
+    #[arg(long, global = true)]
+    no_ignore: bool,
 }
 
 #[derive(Subcommand)]
@@ -434,6 +440,7 @@ fn options(g: &Global) -> IndexOptions {
             excludes: g.exclude.clone(),
             max_file_size: g.max_file_size,
             default_excludes: !g.no_default_excludes,
+            ignore_files: !g.no_ignore,
         },
         record_noop: false,
         scip: Vec::new(),

@@ -11,9 +11,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use crate::tools::git::{self, GitError};
 use crate::tools::symbol_summary::count_tokens;
 use crate::tools::workspace::Workspace;
+use crate::walk::git::{self, GitError};
 
 use super::candidates::{parse_unified_diff, Candidate, Unit};
 use super::config::{Scope, SessionConfig};

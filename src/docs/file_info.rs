@@ -248,8 +248,9 @@ fn load(ws: &Workspace, path: &str) -> Result<Loaded, ToolError> {
     }
     let Some(entry) = entry else {
         return Err(ToolError::UnsupportedFile(format!(
-            "{} is not in the index: the walk skips it (.gitignore, .ignore, a hidden \
-             directory, node_modules or --exclude); document a file the index covers",
+            "{} is not in the index: the walk skips it (an ignore rule or, in a git \
+             work tree, untracked and ignored; a hidden directory, node_modules, a default \
+             exclude or --exclude); document a file the index covers",
             p.rel
         )));
     };

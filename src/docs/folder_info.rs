@@ -211,7 +211,7 @@ fn load(ws: &Workspace, path: &str) -> Result<(String, FolderStructure), ToolErr
     if files.is_empty() {
         return Err(ToolError::NotFound(format!(
             "no indexed file under {}: the folder is empty, or everything in it is ignored \
-             (.gitignore, hidden, node_modules, --exclude)",
+             (ignore rules, hidden, node_modules, default excludes, --exclude)",
             p.rel
         )));
     }

@@ -106,6 +106,14 @@ pub struct IndexReport {
     /// or what they call changed (their references were resolved again by the
     /// heuristic rules); 0 when `--scip` was given (it puts them back where it can).
     pub scip_edges_dropped: i64,
+    /// Who listed the files: `git` in a git work tree (tracked files plus untracked ones
+    /// no ignore rule hides), `directories` otherwise.
+    pub file_source: walk::FileSource,
+    /// Set when ignore rules hide every file, or more code than was indexed: the rules
+    /// that did it and how to override them (also logged as a warning). Checked when a
+    /// run finds no file, builds from nothing, or rebuilds (`--full`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignore_warning: Option<walk::ignore_audit::IgnoreWarning>,
 }
 
 /// Most unreadable paths listed in [`IndexReport::unreadable_paths`].
@@ -461,10 +469,18 @@ fn index_walked(
         files_seen: walked.files.len(),
         files_hashed: to_read.len(),
         walk_ms,
+        file_source: walked.source,
         ..IndexReport::default()
     };
     for p in &walked.problems {
         report.note_unreadable(p.path.as_deref(), &p.message);
+    }
+    if walked.files.is_empty() || stored.is_empty() || opts.full {
+        let is_code = |p: &str| crate::lang::Language::from_path(p).is_some();
+        report.ignore_warning = walk::ignore_audit::audit(root, walked, &opts.walk, &is_code);
+        if let Some(w) = &report.ignore_warning {
+            tracing::warn!("{}", w.message);
+        }
     }
     if to_read.is_empty()
         && removed.is_empty()
@@ -1266,6 +1282,7 @@ mod tests {
                 path: Some("sub".into()),
                 message: "Permission denied (os error 13)".into(),
             }],
+            ..Walk::default()
         };
         let r = run_on(&store, &root, &walked);
         assert_eq!(r.files_removed, 0);
@@ -1287,6 +1304,7 @@ mod tests {
         let walked = Walk {
             files: walked.files,
             problems: Vec::new(),
+            ..Walk::default()
         };
         let r = run_on(&store, &root, &walked);
         assert_eq!(r.files_removed, 2);
@@ -1308,6 +1326,7 @@ mod tests {
                 path: None,
                 message: "I/O error".into(),
             }],
+            ..Walk::default()
         };
         let r = run_on(&store, &root, &walked);
         assert_eq!((r.files_removed, r.unreadable), (0, 1));

@@ -104,9 +104,16 @@ impl DatabaseFile {
             }
         }
         let manager = SqliteConnectionManager::file(path).with_init(move |c| journal.configure(c));
+        // A private file gets no connection opened in the background: one opening while
+        // `Store::publish` switches the file to WAL fails ("database is locked", "disk
+        // I/O error", logged as errors) or sets the journal back.
+        let min_idle = match journal {
+            Journal::Wal => 1,
+            Journal::Private => 0,
+        };
         Ok(r2d2::Pool::builder()
             .max_size(self.pool_size)
-            .min_idle(Some(1))
+            .min_idle(Some(min_idle))
             .build(manager)?)
     }
 

@@ -37,13 +37,13 @@ use petgraph::Direction;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::git::{self, GitError};
 use super::impact::{by_path, depth_arg, fit_typed, impact, ImpactLists, DEFAULT_BUDGET};
 use super::unified_diff::{self, inside, overlaps, FileDiff};
 use super::{min_confidence, ToolError};
 use crate::graph::symbol_graph::EdgeKind;
 use crate::graph::SymbolGraph;
 use crate::lang::{self, Language};
+use crate::walk::git::{self, GitError};
 
 /// Arguments of `diff_impact`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]

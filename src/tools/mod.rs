@@ -9,7 +9,6 @@ pub mod drill;
 pub mod error_code;
 pub mod export;
 pub mod file_graph_summary;
-pub mod git;
 pub mod hierarchy;
 pub mod impact;
 pub mod query;

@@ -12,7 +12,10 @@
 //! Does not open the database and does not parse.
 
 pub mod beneath;
+pub mod git;
+pub mod ignore_audit;
 pub mod path_text;
+pub mod tracked;
 
 pub use beneath::{
     open_beneath, read_regular_beneath, read_regular_under, read_stored, read_stored_text,
@@ -93,6 +96,11 @@ pub struct WalkOptions {
     /// Skip the [`DEFAULT_EXCLUDES`] and leave minified JavaScript unparsed (default
     /// true).
     pub default_excludes: bool,
+    /// Apply ignore rules (default true; CLI `--no-ignore` turns it off): in a git work
+    /// tree the file set is git's ([`tracked`]), elsewhere `.gitignore`, `.ignore` and
+    /// `.git/info/exclude` apply. Off, every file is listed but for hidden ones,
+    /// `node_modules`, the default excludes and `--exclude` globs.
+    pub ignore_files: bool,
 }
 
 impl Default for WalkOptions {
@@ -101,6 +109,7 @@ impl Default for WalkOptions {
             excludes: Vec::new(),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             default_excludes: true,
+            ignore_files: true,
         }
     }
 }
@@ -146,6 +155,19 @@ impl WalkProblem {
     }
 }
 
+/// Where a walk's file set came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FileSource {
+    /// The directories were read and the ignore files applied (outside git, or with
+    /// `--no-ignore`).
+    #[default]
+    Directories,
+    /// git listed them: tracked files plus untracked ones no ignore rule hides
+    /// ([`tracked`]).
+    Git,
+}
+
 /// What a walk found: the regular files, sorted by path, and the paths it could not
 /// list or stat (sorted, each also logged as a warning).
 #[derive(Debug, Clone, Default)]
@@ -154,6 +176,8 @@ pub struct Walk {
     pub files: Vec<WalkedFile>,
     /// Paths that could not be listed or stat-ed, sorted by path.
     pub problems: Vec<WalkProblem>,
+    /// Who listed the files.
+    pub source: FileSource,
 }
 
 /// Errors of the walk.
@@ -199,6 +223,54 @@ fn default_exclude_set() -> GlobSet {
     b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
+/// What every walk leaves out besides ignore rules: hidden names, `node_modules`, the
+/// default excludes (when on) and the user's `--exclude` globs.
+#[derive(Clone)]
+struct Skips {
+    excludes: GlobSet,
+    default_names: GlobSet,
+}
+
+impl Skips {
+    /// Errors: an exclude glob does not compile.
+    fn new(opts: &WalkOptions) -> Result<Skips, WalkError> {
+        Ok(Skips {
+            excludes: exclude_set(&opts.excludes)?,
+            default_names: if opts.default_excludes {
+                default_exclude_set()
+            } else {
+                GlobSet::empty()
+            },
+        })
+    }
+
+    /// True when the entry `name` (a file, or a directory when `is_dir`), at
+    /// root-relative path text `rel` (may be empty when there are no `--exclude` globs),
+    /// is left out with all that is under it. Hidden names are the caller's: the
+    /// directory walker skips them itself.
+    fn skips(&self, name: &str, rel: &str, is_dir: bool) -> bool {
+        (is_dir && DEFAULT_EXCLUDED_DIRS.contains(&name))
+            || self.default_names.is_match(name)
+            || (!self.excludes.is_empty() && !rel.is_empty() && self.excludes.is_match(rel))
+    }
+
+    /// True when the root-relative file `rel` (path text) or a directory above it is
+    /// hidden (a name that starts with `.`) or left out by [`Skips::skips`].
+    fn skips_path(&self, rel: &str) -> bool {
+        let mut end = 0;
+        let names: Vec<&str> = rel.split('/').collect();
+        for (i, name) in names.iter().enumerate() {
+            end += name.len();
+            let is_dir = i + 1 < names.len();
+            if name.starts_with('.') || self.skips(name, &rel[..end], is_dir) {
+                return true;
+            }
+            end += 1;
+        }
+        false
+    }
+}
+
 /// Root-relative path with `/` separators, each name escaped by [`path_text`].
 fn relative(root: &Path, path: &Path) -> Option<String> {
     Some(path_text::encode(path.strip_prefix(root).ok()?))
@@ -231,8 +303,13 @@ fn is_not_found(err: &ignore::Error) -> bool {
         .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
 }
 
-/// Walks `root` (in parallel): its regular files sorted by path, and the paths it could
-/// not list or stat.
+/// Lists `root`'s files: its regular files sorted by path, and the paths it could not
+/// list or stat. In a git work tree (and unless `opts.ignore_files` is off) git says
+/// which files there are ([`tracked`]: tracked files, even where an ignore rule matches
+/// them, plus untracked files no rule hides); otherwise the directories are read in
+/// parallel with the ignore files applied. Either way hidden names, `node_modules`, the
+/// default excludes and `--exclude` globs are left out and symbolic links are not
+/// followed.
 ///
 /// Errors: the root is not a directory; an exclude glob does not compile. An entry
 /// that vanished during the walk (not found) is left out with a debug log: it is gone.
@@ -242,41 +319,43 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, WalkError> {
     if !root.is_dir() {
         return Err(WalkError::NotADirectory(root.to_path_buf()));
     }
-    let excludes = exclude_set(&opts.excludes)?;
-    let default_names = if opts.default_excludes {
-        default_exclude_set()
-    } else {
-        GlobSet::empty()
-    };
+    let skips = Skips::new(opts)?;
+    if opts.ignore_files {
+        if let Some(walk) = tracked::walk(root, &skips, opts) {
+            return Ok(walk);
+        }
+    }
+    Ok(walk_directories(root, opts, skips))
+}
+
+/// Reads the directories under `root` (in parallel), applying the ignore files unless
+/// `opts.ignore_files` is off; see [`walk`].
+fn walk_directories(root: &Path, opts: &WalkOptions, skips: Skips) -> Walk {
     let root_owned = root.to_path_buf();
     let filter_root = root_owned.clone();
     let mut builder = ignore::WalkBuilder::new(root);
     builder
         .hidden(true)
-        .git_ignore(true)
-        .git_exclude(true)
+        .git_ignore(opts.ignore_files)
+        .git_exclude(opts.ignore_files)
         .git_global(false)
-        .ignore(true)
+        .ignore(opts.ignore_files)
         .parents(false)
         .require_git(false)
         .follow_links(false)
         .threads(2)
         .filter_entry(move |e| {
-            let name = e.file_name().to_string_lossy();
-            if e.file_type().is_some_and(|t| t.is_dir()) && DEFAULT_EXCLUDED_DIRS.contains(&&*name)
-            {
-                return false;
-            }
-            if e.depth() > 0 && default_names.is_match(&*name) {
-                return false;
-            }
-            if excludes.is_empty() {
+            if e.depth() == 0 {
                 return true;
             }
-            match relative(&filter_root, e.path()) {
-                Some(rel) if !rel.is_empty() => !excludes.is_match(&rel),
-                _ => true,
-            }
+            let name = e.file_name().to_string_lossy();
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            let rel = if skips.excludes.is_empty() {
+                String::new()
+            } else {
+                relative(&filter_root, e.path()).unwrap_or_default()
+            };
+            !skips.skips(&name, &rel, is_dir)
         });
     let found = Mutex::new(Vec::new());
     let problems = Mutex::new(Vec::new());
@@ -342,7 +421,11 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, WalkError> {
     files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     let mut problems = problems.into_inner().unwrap_or_default();
     problems.sort_unstable_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
-    Ok(Walk { files, problems })
+    Walk {
+        files,
+        problems,
+        source: FileSource::Directories,
+    }
 }
 
 /// The most a tool reads of one file ([`read_regular`]): 64 MiB.

@@ -8,7 +8,7 @@
 //! [`compute`] computes everything at one radius (centrality, the kept set,
 //! communities, call paths); [`budget`] runs the degradation ladder, cutting lists
 //! until the rendering fits; [`render`] writes JSON, prose or DOT and counts its
-//! tokens. Git (for `seeds_from_diff`) is asked through [`crate::tools::git`].
+//! tokens. Git (for `seeds_from_diff`) is asked through [`crate::walk::git`].
 
 mod args;
 mod budget;
@@ -210,7 +210,7 @@ pub struct Rendered {
 /// Errors: `invalid_argument` when git cannot run, or fails (not a work tree, no
 /// HEAD).
 pub fn changed_files(root: &Path) -> Result<Vec<String>, ToolError> {
-    use crate::tools::git::{self, GitError};
+    use crate::walk::git::{self, GitError};
     git::changed_files(root).map_err(|e| match e {
         GitError::Spawn(e) => ToolError::InvalidArgument(format!("seeds_from_diff needs git: {e}")),
         e @ GitError::NotAWorkTree { .. } => ToolError::InvalidArgument(format!(

@@ -1,7 +1,8 @@
 //! The one place that runs git: `git -C ROOT ARGS...` as an argument vector (no
 //! shell), without a pager, prompts or path quoting, in the C locale, with stdin
 //! closed. The summariser (`seeds_from_diff`) and the auditor (the diff context)
-//! both ask git through here, so they see the same paths the same way.
+//! both ask git through here, so they see the same paths the same way, and so does the
+//! walk when it lists a git work tree's files (`walk::tracked`).
 //!
 //! It does not interpret what git prints beyond splitting lines; the callers decide
 //! what a failure means for their answer. Errors are typed: git missing or unable to
@@ -64,6 +65,14 @@ pub fn require_work_tree(root: &Path) -> Result<(), GitError> {
 /// Errors: [`GitError::Spawn`] when git cannot start, [`GitError::Failed`] when it
 /// exits with a failure status.
 pub fn run(root: &Path, args: &[&str]) -> Result<String, GitError> {
+    Ok(String::from_utf8_lossy(&run_bytes(root, args)?).into_owned())
+}
+
+/// [`run`], returning stdout's bytes as git wrote them (for `-z` listings of paths that
+/// need not be UTF-8).
+///
+/// Errors: as [`run`].
+pub fn run_bytes(root: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
     let out = Command::new("git")
         .arg("-C")
         .arg(root)
@@ -80,7 +89,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<String, GitError> {
             stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
         });
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(out.stdout)
 }
 
 /// The contents of several blobs (`REV:./PATH` each) from one `git cat-file --batch`
