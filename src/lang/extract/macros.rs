@@ -19,6 +19,15 @@
 //!    start of a declaration before a template or scoped type (`V8_INLINE Local<T>
 //!    Get()`, `V8_EXPORT v8::Local<v8::Value> F()`).
 //!
+//! 4. an annotation macro of the Linux kernel's kind ([`ANNOTATIONS`]: sparse's lock
+//!    context `__acquires(x)`/`__releases(x)`/`__must_hold(x)`, address spaces
+//!    `__user`/`__iomem`/`__rcu`, section and attribute shorthands `__init`,
+//!    `__lockfunc`, `__always_inline`, `__printf(1, 2)`), with its argument list, wherever
+//!    it stands but after `.`, `->` or `::`. The grammar reads `static void
+//!    __acquires(q) stop_queue(..) {` as a definition of a function `__acquires` whose
+//!    body's calls then hang off that bogus name; these words are reserved identifiers
+//!    that expand to attributes or nothing, so blanking them loses no code.
+//!
 //! A macro here is an identifier of capital letters, digits and underscores with at least
 //! three characters and one capital (`SQLITE_API`, `V8_EXPORT`; not `FILE` followed by a
 //! name, which rule 3 leaves alone as it may be a type). One pass over the bytes; a copy
@@ -55,6 +64,81 @@ const DECLARATION_KEYWORDS: &[&[u8]] = &[
     b"typedef",
 ];
 
+/// Rule 4's annotation macros (sorted, for a binary search): lower-case macros that
+/// expand to an attribute, a sparse annotation or nothing, written where the grammar
+/// expects a declarator or a type. `__cond_lock(x, c)` is not among them: it expands to
+/// an expression holding the call `c`.
+pub(super) const ANNOTATIONS: &[&[u8]] = &[
+    b"__acquire",
+    b"__acquires",
+    b"__alloc_size",
+    b"__always_inline",
+    b"__always_unused",
+    b"__assume_aligned",
+    b"__bitwise",
+    b"__cacheline_aligned",
+    b"__cacheline_aligned_in_smp",
+    b"__cold",
+    b"__cond_acquires",
+    b"__cond_releases",
+    b"__designated_init",
+    b"__exit",
+    b"__exitdata",
+    b"__flatten",
+    b"__force",
+    b"__hot",
+    b"__init",
+    b"__initconst",
+    b"__initdata",
+    b"__iomem",
+    b"__irq_entry",
+    b"__kernel",
+    b"__kprobes",
+    b"__latent_entropy",
+    b"__lockfunc",
+    b"__malloc",
+    b"__maybe_unused",
+    b"__meminit",
+    b"__must_check",
+    b"__must_hold",
+    b"__naked",
+    b"__net_exit",
+    b"__net_init",
+    b"__no_kcsan",
+    b"__no_sanitize_address",
+    b"__nocast",
+    b"__nocfi",
+    b"__noclone",
+    b"__noreturn",
+    b"__nostackprotector",
+    b"__percpu",
+    b"__printf",
+    b"__private",
+    b"__pure",
+    b"__randomize_layout",
+    b"__rcu",
+    b"__read_mostly",
+    b"__ref",
+    b"__refconst",
+    b"__refdata",
+    b"__release",
+    b"__releases",
+    b"__ro_after_init",
+    b"__safe",
+    b"__scanf",
+    b"__sched",
+    b"__section",
+    b"__softirq_entry",
+    b"__used",
+    b"__user",
+    b"__visible",
+    b"__weak",
+    b"asmlinkage",
+    b"noinline",
+    b"noinstr",
+    b"notrace",
+];
+
 /// Most lines a rule-1 invocation's arguments may span.
 const MAX_INVOCATION_LINES: usize = 32;
 
@@ -69,11 +153,24 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
             continue;
         };
         let word = &source[start..end];
+        let previous = index.checked_sub(1).map(|i| &tokens[i]);
+        let next = tokens.get(index + 1);
+        // Rule 4: an annotation, with its arguments, unless it is a member's name.
+        if ANNOTATIONS.binary_search(&word).is_ok() && !after_member_access(source, previous) {
+            let end = match next {
+                Some(Token::Punct { byte: b'(', .. }) => {
+                    matching_paren(&tokens, index + 1).map(|close| token_end(&tokens[close]))
+                }
+                _ => Some(end),
+            };
+            if let Some(end) = end {
+                blanks.push((start, end));
+            }
+            continue;
+        }
         if !is_macro_name(word) {
             continue;
         }
-        let previous = index.checked_sub(1).map(|i| &tokens[i]);
-        let next = tokens.get(index + 1);
         let word_at = |i: usize| match tokens.get(i) {
             Some(Token::Word { start, end }) => Some(&source[*start..*end]),
             _ => None,
@@ -166,6 +263,20 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
         }
     }
     Cow::Owned(out)
+}
+
+/// True when the token before a word is `.`, `->` or `::`: the word names a member.
+fn after_member_access(source: &[u8], previous: Option<&Token>) -> bool {
+    match previous {
+        Some(Token::Punct { byte: b'.', .. }) => true,
+        Some(Token::Punct {
+            at,
+            byte: b'>' | b':',
+        }) => {
+            matches!(source.get(at.wrapping_sub(1)), Some(b'-' | b':'))
+        }
+        _ => false,
+    }
 }
 
 /// `SQLITE_API`, `V8_EXPORT`, `UV_HANDLE_FIELDS`: capitals, digits and underscores, at
@@ -366,5 +477,42 @@ mod tests {
         ] {
             assert_eq!(blanked(kept), kept);
         }
+    }
+
+    #[test]
+    fn annotation_macros_are_blanked_with_their_arguments() {
+        // net/mac80211/agg-tx.c: the grammar took `__acquires` for the function's name.
+        assert_eq!(
+            blanked("static void __acquires(agg_queue)\nieee80211_stop_queue_agg(int tid)\n{\n}\n"),
+            "static void                      \nieee80211_stop_queue_agg(int tid)\n{\n}\n"
+        );
+        assert_eq!(
+            blanked("void __lockfunc _raw_spin_lock(raw_spinlock_t *l) __acquires(l);\n"),
+            "void            _raw_spin_lock(raw_spinlock_t *l)              ;\n"
+        );
+        assert_eq!(
+            blanked("static int __init f(const char __user *buf) { __acquire(x); }\n"),
+            "static int        f(const char        *buf) {             ; }\n"
+        );
+        assert_eq!(
+            blanked("__printf(2, 3) int log(int l, const char *f, ...);\n"),
+            "               int log(int l, const char *f, ...);\n"
+        );
+    }
+
+    #[test]
+    fn annotation_names_used_as_members_or_in_directives_are_kept() {
+        for kept in [
+            "x.__init = 1;\np->__user = 2;\nA::__weak();\n",
+            "# define __acquires(x) __attribute__((context(x,0,1)))\n",
+            "return __cond_lock(lock, do_raw_spin_trylock(lock));\n",
+        ] {
+            assert_eq!(blanked(kept), kept);
+        }
+    }
+
+    #[test]
+    fn the_annotations_are_sorted_for_the_binary_search() {
+        assert!(super::ANNOTATIONS.windows(2).all(|w| w[0] < w[1]));
     }
 }

@@ -793,6 +793,60 @@ int (*getfn(void))(int) { return helper; }
 int main(void) { printf("%d", helper(2)); s.cb(); p->run(); return 0; }
 "#;
 
+/// The Linux kernel's annotation macros around a definition (net/mac80211/agg-tx.c,
+/// include/linux/spinlock_api_smp.h): the functions keep their own names and calls.
+const C_ANNOTATED: &str = r#"static void __acquires(agg_queue)
+ieee80211_stop_queue_agg(struct ieee80211_sub_if_data *sdata, int tid)
+{
+	ieee80211_stop_queue_by_reason(sdata, tid);
+}
+
+void __lockfunc _raw_spin_lock(raw_spinlock_t *lock) __acquires(lock)
+{
+	__acquire(lock);
+	do_raw_spin_lock(lock);
+}
+
+static int __init agg_init(const char __user *buf)
+{
+	if (likely(buf))
+		return container_of(buf, struct foo, bar);
+	return 0;
+}
+"#;
+
+#[test]
+fn c_annotation_macros_are_not_taken_for_function_names() {
+    let facts = facts(Language::C, C_ANNOTATED);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Function, "ieee80211_stop_queue_agg", 1, 5, None),
+            (Function, "_raw_spin_lock", 7, 11, None),
+            (Function, "agg_init", 13, 18, None),
+        ]
+    );
+    assert_eq!(
+        signatures(&facts),
+        vec![
+            "static void __acquires(agg_queue) ieee80211_stop_queue_agg(struct ieee80211_sub_if_data *sdata, int tid)",
+            "void __lockfunc _raw_spin_lock(raw_spinlock_t *lock)",
+            "static int __init agg_init(const char __user *buf)",
+        ]
+    );
+    // `likely` and `container_of` stay call sites (macros: never resolved to a
+    // function unless one is defined under that name); `__acquire` is gone.
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("ieee80211_stop_queue_by_reason", None, 4, Some(0)),
+            ("do_raw_spin_lock", None, 10, Some(1)),
+            ("likely", None, 15, Some(2)),
+            ("container_of", None, 16, Some(2)),
+        ]
+    );
+}
+
 #[test]
 fn c_definitions_not_prototypes() {
     let facts = facts(Language::C, C);
