@@ -85,7 +85,8 @@ def sample(pid: int) -> dict:
 
 
 def show(label: str, s: dict) -> None:
-    print(f"{label}: RSS {s['rss']:.1f} MiB, fds {s['fds']}, threads {s['threads']}, CPU {s['cpu']:.2f} s")
+    print(f"{label}: RSS {s['rss']:.1f} MiB, fds {s['fds']}, threads {s['threads']}, CPU {s['cpu']:.2f} s",
+          flush=True)
 
 
 async def open_session(stack: contextlib.AsyncExitStack, url: str, token: str) -> ClientSession:
