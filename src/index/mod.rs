@@ -885,6 +885,7 @@ fn write_outcome(
     if let Some(p) = prev {
         changes.reresolve.extend(tx.refs_into_symbols(p.id)?);
         let python = |language: Option<&str>| language == Some("python");
+        let c = |language: Option<&str>| language == Some("c");
         if p.interface != interface
             && python(p.language.as_deref())
             && python(content.language.map(Language::name))
@@ -900,6 +901,29 @@ fn write_outcome(
                 .unwrap_or_default();
             for name in interface::changed_names(&old, &new) {
                 changes.changed_names.insert((p.id, name));
+            }
+        } else if p.interface != interface
+            && c(p.language.as_deref())
+            && c(content.language.map(Language::name))
+            && content.facts.is_some()
+        {
+            // C: a call resolves by its name among the definitions its file sees through
+            // its includes. Unless this file's includes changed (the `*` entry), only the
+            // references named like a definition that came, went or changed can move,
+            // wherever they are: not every reference of every file that includes it (a
+            // header of the Linux kernel is seen by 4 million references).
+            let (symbols, refs) = tx.interface_rows(p.id)?;
+            let old = interface::stored_name_digests(&symbols, &refs);
+            let new = content
+                .facts
+                .as_ref()
+                .map(interface::name_digests)
+                .unwrap_or_default();
+            let changed = interface::changed_names(&old, &new);
+            if changed.iter().any(|n| n == "*") {
+                changes.interface_changed.insert(p.id);
+            } else {
+                changes.names.extend(changed);
             }
         } else if p.interface != interface {
             changes.interface_changed.insert(p.id);

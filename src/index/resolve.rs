@@ -498,16 +498,12 @@ impl Resolver {
         moved: &BTreeSet<i64>,
         old: &[Ref],
     ) -> Result<Vec<Ref>, IndexError> {
-        let mut files: BTreeSet<i64> = BTreeSet::new();
+        let mut seeds: BTreeSet<i64> = BTreeSet::new();
         for &file in moved {
-            let mut seeds = vec![file];
+            seeds.insert(file);
             seeds.extend(self.package_mates(file));
-            for seed in seeds {
-                if files.insert(seed) || seed == file {
-                    files.extend(tx.transitive_importers(seed)?);
-                }
-            }
         }
+        let files = tx.importer_closure(&seeds)?;
         let known: std::collections::HashSet<i64> = old.iter().map(|r| r.id).collect();
         let mut out = Vec::new();
         for file in files {
@@ -871,8 +867,10 @@ pub(crate) struct Changes {
     /// Files whose interface changed (see `interface.rs`): the references of the
     /// files that import them are resolved again once imports are.
     pub(crate) interface_changed: BTreeSet<i64>,
-    /// Rust: names of the symbols changed files define or defined (a method may be
-    /// found through an `impl` in any file of the crate), resolved again everywhere.
+    /// Names whose references are resolved again everywhere. Rust: the names of the
+    /// symbols changed files define or defined (a method may be found through an `impl`
+    /// in any file of the crate). C: the names whose definitions in a changed file came,
+    /// went or changed, when its includes did not (see `interface::changed_names`).
     pub(crate) names: BTreeSet<String>,
     /// Python: (file, name) whose entries in the file's interface changed (see
     /// `interface::name_digests`), or whose submodule came or went: the references

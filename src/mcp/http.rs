@@ -38,6 +38,13 @@ pub const ENDPOINT: &str = "/mcp";
 /// The environment variable that may hold the bearer token.
 pub const TOKEN_ENV: &str = "CONSTELLATION_TOKEN";
 
+/// How long an HTTP session may go without a request before the server ends it: 24
+/// hours. An agent's session idles for as long as its user is away (rmcp's default of
+/// 5 minutes ended them over a lunch break, and clients do not open a new one by
+/// themselves); a client that vanished without ending its session is cleaned up after
+/// a day.
+pub const SESSION_IDLE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
 /// Where a generated token is kept: `token` beside the index database (in its
 /// directory, `.constellation/` by default), mode 0600.
 pub fn token_file(db: &Path) -> PathBuf {
@@ -159,7 +166,9 @@ pub async fn serve_http(
         );
     }
     server.warm_up();
-    let sessions = Arc::new(LocalSessionManager::default());
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(SESSION_IDLE);
+    let sessions = Arc::new(manager);
     let open = Arc::clone(&sessions);
     server.set_http_sessions(Box::new(move || {
         open.sessions.try_read().map(|s| s.len()).unwrap_or(0)

@@ -2,7 +2,7 @@
 //! ([`IndexTx`]) with the reads that resolution needs inside it.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
@@ -955,20 +955,28 @@ impl<'c> IndexTx<'c> {
         Ok(out)
     }
 
-    /// Files that import `file_id`, directly or through other files, `file_id` excluded
-    /// (the files whose references may resolve through it).
-    pub fn transitive_importers(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
-        self.ids(
-            "WITH RECURSIVE up(file_id) AS (
-                 SELECT ?1
-                 UNION
-                 SELECT e.file_id FROM up
-                 JOIN nodes d ON d.file_id = up.file_id AND d.parent_id IS NULL AND d.kind = 'file'
+    /// The files that import any of `seeds`, directly or through other files, with the
+    /// seeds themselves (the files whose references may resolve through them), sorted.
+    /// One breadth-first walk up the import edges (each file's importers are read once,
+    /// through the `edges` destination index), so many seeds with overlapping importers
+    /// (a C header and its companions, each included by most of a kernel) cost one walk,
+    /// not one per seed.
+    pub fn importer_closure(&self, seeds: &BTreeSet<i64>) -> Result<Vec<i64>, StoreError> {
+        let mut seen: BTreeSet<i64> = seeds.clone();
+        let mut queue: Vec<i64> = seeds.iter().copied().collect();
+        while let Some(file) = queue.pop() {
+            for importer in self.ids(
+                "SELECT DISTINCT e.file_id FROM nodes d
                  JOIN edges e ON e.dst_id = d.id AND e.kind = 'imports'
-             )
-             SELECT file_id FROM up WHERE file_id <> ?1 ORDER BY file_id",
-            file_id,
-        )
+                 WHERE d.file_id = ?1 AND d.parent_id IS NULL AND d.kind = 'file'",
+                file,
+            )? {
+                if seen.insert(importer) {
+                    queue.push(importer);
+                }
+            }
+        }
+        Ok(seen.into_iter().collect())
     }
 
     /// Files that the file whose `file` node is `file_node` imports (resolved import

@@ -33,6 +33,11 @@ impl ExportError {
 /// order, edges by (source, kind, destination, line). Two indexes of the same tree give
 /// the same bytes, whatever their history.
 pub fn export_json(conn: &Connection, out: &mut dyn Write) -> Result<(), ExportError> {
+    // One read transaction: files, nodes and edges from the same generation even while
+    // an index run commits (a write-ahead-log reader keeps its snapshot until the end).
+    let _snapshot = conn
+        .unchecked_transaction()
+        .map_err(|e| ExportError::Store(e.into()))?;
     write!(
         out,
         "{{\"format\": \"constellation-export\", \"version\": 1,"

@@ -311,7 +311,8 @@ impl Workspace {
 
     fn refresh_within_unchecked(&self, max_age: std::time::Duration) -> Result<(), ToolError> {
         if self.watch.get().is_some() || self.watch_starting.load(Ordering::SeqCst) {
-            if !self.freshness.wait_current(super::watcher::CALL_WAIT) {
+            if !self.freshness.wait_current(super::watcher::CALL_WAIT) && !self.current_after_run()
+            {
                 self.freshness.note_call_walk();
                 self.refresh_for_call(false, &|_| {})?;
             }
@@ -328,6 +329,14 @@ impl Workspace {
             self.refresh_for_call(false, &|_| {})?;
         }
         Ok(())
+    }
+
+    /// Whether the index is current once the run of this process in progress, if any,
+    /// has finished: a background run longer than the call's wait (a branch switch of
+    /// hundreds of files) is waited for, not followed by a walk of the call's own.
+    fn current_after_run(&self) -> bool {
+        drop(self.index_lock.lock());
+        self.freshness.is_current()
     }
 
     /// Starts keeping the index fresh from file-system events (see
