@@ -483,6 +483,69 @@ fn python_interface_change_re_resolves_only_the_lookups_of_its_changed_names() {
     assert_eq!(canonical_rows(&db), canonical_rows(&full), "{r}");
 }
 
+/// A C header every source includes gains, changes and loses definitions: each run
+/// re-resolves only the references named like them (not every reference of every file
+/// that includes it), and the index equals a build from nothing; a changed `#include`
+/// still reaches the includers.
+#[test]
+fn c_header_edit_re_resolves_only_the_references_of_its_changed_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("w");
+    write(
+        &root,
+        "kernel.h",
+        "int max(int a, int b);\nint min(int a, int b);\n",
+    );
+    write(&root, "util.h", "int clamp(int x);\n");
+    write(
+        &root,
+        "util.c",
+        "#include \"util.h\"\nint clamp(int x) { return x; }\n",
+    );
+    for i in 0..6 {
+        write(
+            &root,
+            &format!("src{i}.c"),
+            &format!(
+                "#include \"kernel.h\"\n#include \"util.h\"\nint f{i}(int x) {{ return max(x, min(x, clamp(x))) + probe(x); }}\n"
+            ),
+        );
+    }
+    let db = dir.path().join("i.db");
+    let full = dir.path().join("full.db");
+    index_json(&root, &db, &[]);
+    let conn = open_db(&db);
+    let refs_named = |name: &str| {
+        int(
+            &conn,
+            &format!("SELECT count(*) FROM refs WHERE name = '{name}' AND kind = 'call'"),
+        )
+    };
+    let probes = refs_named("probe");
+    let mut stamp = 2_100_000_000;
+    let mut edit = |text: &str| {
+        write(&root, "kernel.h", text);
+        stamp += 100;
+        touch(&root.join("kernel.h"), stamp);
+        let r = index_json(&root, &db, &[]);
+        std::fs::remove_file(&full).ok();
+        index_json(&root, &full, &["--full"]);
+        assert_eq!(canonical_rows(&db), canonical_rows(&full), "{r}");
+        r
+    };
+    // `probe` defined: the six calls of it resolve, nothing else is resolved again.
+    let r = edit("int max(int a, int b);\nint min(int a, int b);\nstatic inline int probe(int x) { return x; }\n");
+    assert_eq!(r["refsResolved"], probes, "only the calls named probe: {r}");
+    // A changed signature of `min`: only the calls of min.
+    let r = edit("int max(int a, int b);\nint min(long a, long b);\nstatic inline int probe(int x) { return x; }\n");
+    assert_eq!(r["refsResolved"], refs_named("min"), "{r}");
+    // `probe` gone again.
+    edit("int max(int a, int b);\nint min(long a, long b);\n");
+    // A new include: every includer's references are resolved again.
+    let r = edit("#include \"util.h\"\nint max(int a, int b);\nint min(long a, long b);\n");
+    assert!(r["refsResolved"].as_i64().unwrap() > 6 * 4, "{r}");
+}
+
 /// Vendored, minified and lock files are skipped at any depth by default; a minified
 /// JavaScript file under an ordinary name is recorded but not parsed; and
 /// `--no-default-excludes` indexes all of them.
