@@ -19,32 +19,38 @@
 pub fn header_is_cpp(source: &[u8]) -> bool {
     let mut scanner = Scanner { src: source, at: 0 };
     let mut previous: Option<&[u8]> = None;
+    // The word before `previous`, for `struct class name` (a C struct tag `class`).
+    let mut before: Option<&[u8]> = None;
     while let Some(token) = scanner.next_token() {
         match token {
             Token::Word(word) => {
                 if matches!(
                     word,
                     b"typename" | b"virtual" | b"nullptr" | b"constexpr" | b"noexcept"
-                ) {
+                ) && !scanner.names_a_field(word)
+                {
                     return true;
                 }
-                if matches!(previous, Some(b"namespace" | b"class")) {
+                let tag = matches!(before, Some(b"struct" | b"union" | b"enum"));
+                if previous == Some(b"namespace") || (previous == Some(b"class") && !tag) {
                     return true;
                 }
+                before = previous;
                 previous = Some(word);
+                continue;
             }
             Token::Punct(b':') => {
-                if scanner.peek() == Some(b':') {
+                if scanner.peek() == Some(b':') && !scanner.after_operands() {
                     return true;
                 }
                 if matches!(previous, Some(b"public" | b"private" | b"protected")) {
                     return true;
                 }
-                previous = None;
+                (before, previous) = (None, None);
             }
             Token::Punct(b'<') if previous == Some(b"template") => return true,
             Token::Punct(b'{') if previous == Some(b"namespace") => return true,
-            Token::Punct(_) => previous = None,
+            Token::Punct(_) => (before, previous) = (None, None),
         }
     }
     false
@@ -105,6 +111,36 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// True when the word just read (`word`, ending at the current position) is a
+    /// field's name, as C may use one of C++'s keywords: after a member access
+    /// (`page->virtual`, `s.virtual`), or, for the keywords that are always followed by
+    /// more of a declaration, declared (`void *virtual;`) or ending an expression.
+    fn names_a_field(&self, word: &[u8]) -> bool {
+        let start = self.at - word.len();
+        let before = self.src[..start]
+            .iter()
+            .rev()
+            .copied()
+            .find(|b| !b.is_ascii_whitespace());
+        if before == Some(b'.') || self.src[..start].trim_ascii_end().ends_with(b"->") {
+            return true;
+        }
+        let after = self.src[self.at..]
+            .iter()
+            .copied()
+            .find(|b| !b.is_ascii_whitespace());
+        matches!(word, b"virtual" | b"typename" | b"constexpr")
+            && matches!(after, Some(b';' | b',' | b')' | b'=' | b'[' | b']'))
+    }
+
+    /// True when the `:` just read follows a string literal or a `)`: the `::` of an
+    /// inline assembly statement's empty operand list (`asm("" :: "r"(p))`), not C++'s
+    /// scope operator.
+    fn after_operands(&self) -> bool {
+        let colon = self.at - 1;
+        matches!(self.src[..colon].trim_ascii_end().last(), Some(b'"' | b')'))
+    }
+
     fn skip_line(&mut self) {
         while let Some(&b) = self.src.get(self.at) {
             self.at += 1;
@@ -151,6 +187,13 @@ mod tests {
             "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint g(int);\n#ifdef __cplusplus\n}\n#endif\n",
             "/* class Foo : public Bar, std::vector */\n// namespace x {\nconst char *s = \"a::b\";\n",
             "int f(int x) { switch (x) { case 1: return 2; default: return 0; } }\n",
+            // Linux's include/linux/mm.h and mm_types.h: a field named `virtual`.
+            "struct page { void *virtual; };\nvoid *f(struct page *p) { return p->virtual; }\n",
+            "int g(struct s s) { return s.virtual + s . nullptr; }\n",
+            // include/linux/blkdev.h, randomize_kstack.h: a struct tag `class`, and
+            // inline assembly with no output operands.
+            "extern struct class block_class;\nstruct class class;\n",
+            "#define F(p) asm volatile(\"\" :: \"r\"(p) : \"memory\")\n",
         ] {
             assert!(!header_is_cpp(c.as_bytes()), "{c}");
         }
@@ -166,6 +209,9 @@ mod tests {
             "struct S {\n public:\n  int x;\n};\n",
             "int x = std::max(1, 2);\n",
             "struct B { virtual ~B(); };\n",
+            "struct B { virtual int f() const; };\n",
+            "void f() noexcept;\n",
+            "int *p = nullptr;\n",
         ] {
             assert!(header_is_cpp(cpp.as_bytes()), "{cpp}");
         }
