@@ -884,34 +884,13 @@ fn write_outcome(
     let mut kept_node = None;
     if let Some(p) = prev {
         changes.reresolve.extend(tx.refs_into_symbols(p.id)?);
-        let python = |language: Option<&str>| language == Some("python");
-        let c = |language: Option<&str>| language == Some("c");
-        if p.interface != interface
-            && python(p.language.as_deref())
-            && python(content.language.map(Language::name))
-            && content.facts.is_some()
-        {
-            // Python: which names changed, for the references that looked them up.
-            let (symbols, refs) = tx.interface_rows(p.id)?;
-            let old = interface::stored_name_digests(&symbols, &refs);
-            let new = content
-                .facts
-                .as_ref()
-                .map(interface::name_digests)
-                .unwrap_or_default();
-            for name in interface::changed_names(&old, &new) {
-                changes.changed_names.insert((p.id, name));
-            }
-        } else if p.interface != interface
-            && c(p.language.as_deref())
-            && c(content.language.map(Language::name))
-            && content.facts.is_some()
-        {
-            // C: a call resolves by its name among the definitions its file sees through
-            // its includes. Unless this file's includes changed (the `*` entry), only the
-            // references named like a definition that came, went or changed can move,
-            // wherever they are: not every reference of every file that includes it (a
-            // header of the Linux kernel is seen by 4 million references).
+        // Python and C keep to the names whose entries changed (see `Changes`).
+        let both = |name: &str| {
+            p.language.as_deref() == Some(name)
+                && content.language.map(Language::name) == Some(name)
+        };
+        let (python, c) = (both("python"), both("c"));
+        if p.interface != interface && (python || c) && content.facts.is_some() {
             let (symbols, refs) = tx.interface_rows(p.id)?;
             let old = interface::stored_name_digests(&symbols, &refs);
             let new = content
@@ -920,9 +899,19 @@ fn write_outcome(
                 .map(interface::name_digests)
                 .unwrap_or_default();
             let changed = interface::changed_names(&old, &new);
-            if changed.iter().any(|n| n == "*") {
+            if python {
+                // The references that looked these names up in this file.
+                for name in changed {
+                    changes.changed_names.insert((p.id, name));
+                }
+            } else if changed.iter().any(|n| n == "*") {
+                // C: its includes changed, so what its includers see moved.
                 changes.interface_changed.insert(p.id);
             } else {
+                // C: a call resolves by its name among the definitions its file sees
+                // through its includes, so only the references named like a definition
+                // that came, went or changed can move, wherever they are: not every
+                // reference of every includer (a Linux header is seen by millions).
                 changes.names.extend(changed);
             }
         } else if p.interface != interface {
