@@ -60,6 +60,31 @@ fn a_tree_whose_ignore_file_hides_everything_names_the_rule_and_the_override() {
         common::strings(&conn, "SELECT path FROM files ORDER BY path"),
         ["kernel/fork.c", "mm/mmap.c"]
     );
+
+    // A later run that forgets --no-ignore would find no file: it refuses to empty the
+    // index, says why, and removes nothing.
+    let out = common::run(&[
+        "index",
+        root.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("(.gitignore:2)"), "{stderr}");
+    assert!(
+        stderr.contains("The index keeps its 2 files: nothing was removed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        common::strings(&conn, "SELECT path FROM files ORDER BY path"),
+        ["kernel/fork.c", "mm/mmap.c"]
+    );
+    // Deleting the files themselves still empties it.
+    std::fs::remove_dir_all(root.join("kernel")).unwrap();
+    std::fs::remove_dir_all(root.join("mm")).unwrap();
+    let report = common::index_json(&root, &db, &[]);
+    assert_eq!(report["filesRemoved"], 2, "{report}");
 }
 
 #[test]

@@ -175,6 +175,12 @@ pub enum IndexError {
         path: PathBuf,
         error: std::io::Error,
     },
+    /// The walk found no file because ignore rules hide every one, while the index
+    /// holds `files` files: emptying it is refused (the rules, or a missing
+    /// `--no-ignore`, are almost surely a mistake; deleting the files really empties
+    /// it). `message` names the rules and the override.
+    #[error("{message} The index keeps its {files} files: nothing was removed.")]
+    AllHidden { message: String, files: usize },
 }
 
 impl From<rusqlite::Error> for IndexError {
@@ -478,8 +484,15 @@ fn index_walked(
     if walked.files.is_empty() || stored.is_empty() || opts.full {
         let is_code = |p: &str| crate::lang::Language::from_path(p).is_some();
         report.ignore_warning = walk::ignore_audit::audit(root, walked, &opts.walk, &is_code);
-        if let Some(w) = &report.ignore_warning {
-            tracing::warn!("{}", w.message);
+        match &report.ignore_warning {
+            Some(w) if walked.files.is_empty() && !stored.is_empty() => {
+                return Err(IndexError::AllHidden {
+                    message: w.message.clone(),
+                    files: stored.len(),
+                });
+            }
+            Some(w) => tracing::warn!("{}", w.message),
+            None => {}
         }
     }
     if to_read.is_empty()
