@@ -94,9 +94,9 @@ pub fn label_propagation<N, E>(
     let mut voted = vec![false; n];
     let mut touched: Vec<usize> = Vec::new();
 
-    for _ in 0..max_iterations {
+    for sweep in 0..max_iterations {
         rng.shuffle(&mut order);
-        let mut changed = false;
+        let mut changed = 0usize;
         for &u in &order {
             for (&v, &w) in adj.neighbours(u).iter().zip(adj.payloads_of(u)) {
                 let label = labels[v as usize];
@@ -117,7 +117,7 @@ pub fn label_propagation<N, E>(
                 if let Some(label) = smallest {
                     if label != current {
                         labels[u] = label;
-                        changed = true;
+                        changed += 1;
                     }
                 }
             }
@@ -127,7 +127,8 @@ pub fn label_propagation<N, E>(
             }
             touched.clear();
         }
-        if !changed {
+        tracing::debug!("label propagation: sweep {sweep}: {changed} of {n} labels changed");
+        if changed == 0 {
             break;
         }
     }
