@@ -22,13 +22,7 @@ fn a_tree_whose_ignore_file_hides_everything_names_the_rule_and_the_override() {
     write(&root, "kernel/fork.c", "int copy(void) { return 0; }\n");
     write(&root, "mm/mmap.c", "int map(void) { return copy(); }\n");
     let db = dir.path().join("index.db");
-    let out = common::run(&[
-        "index",
-        root.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-        "--json",
-    ]);
+    let out = common::index_output(&root, &db, &["--json"]);
     assert!(out.status.success());
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["filesSeen"], 0);
@@ -63,12 +57,7 @@ fn a_tree_whose_ignore_file_hides_everything_names_the_rule_and_the_override() {
 
     // A later run that forgets --no-ignore would find no file: it refuses to empty the
     // index, says why, and removes nothing.
-    let out = common::run(&[
-        "index",
-        root.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-    ]);
+    let out = common::index_output(&root, &db, &[]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("(.gitignore:2)"), "{stderr}");

@@ -33,17 +33,29 @@ pub fn run_ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 stdout")
 }
 
-/// `index ROOT --db DB --json`, parsed.
-pub fn index_json(root: &Path, db: &Path, extra: &[&str]) -> serde_json::Value {
+/// `index ROOT --db DB EXTRA...`, whatever its outcome.
+pub fn index_output(root: &Path, db: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "index",
         root.to_str().unwrap(),
         "--db",
         db.to_str().unwrap(),
-        "--json",
     ];
     args.extend_from_slice(extra);
-    serde_json::from_str(&run_ok(&args)).expect("index --json output")
+    run(&args)
+}
+
+/// `index ROOT --db DB --json EXTRA...`, parsed; panics with stderr when it fails.
+pub fn index_json(root: &Path, db: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = index_output(root, db, &[&["--json"], extra].concat());
+    assert!(
+        out.status.success(),
+        "index {} failed: {}\n{}",
+        root.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("index --json output")
 }
 
 /// `export ROOT --db DB --format json`: the whole index, byte-identical for identical
