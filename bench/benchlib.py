@@ -91,6 +91,17 @@ class McpServer:
             self.proc.wait()
 
 
+def stop_server(proc: subprocess.Popen | None) -> None:
+    """Ends a server started by a bench: SIGTERM, then SIGKILL after 10 s."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def start_http_server(binary: str, root: str, db: str | None, token: str):
     """Starts `serve ROOT [--db DB] --http 127.0.0.1:0 --token TOKEN` and reads the URL
     of its endpoint from the start-up line on stderr (the rest of stderr is drained on a

@@ -42,7 +42,7 @@ import tempfile
 import threading
 import time
 
-from benchlib import constellation_bin, die, start_http_server
+from benchlib import constellation_bin, die, start_http_server, stop_server
 
 try:
     from mcp import ClientSession
@@ -199,12 +199,7 @@ async def main_async(args) -> int:
         return 0 if not stats.errors else 1
     finally:
         stop.set()
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_server(proc)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -44,7 +44,7 @@ import sysconfig
 import tempfile
 import time
 
-from benchlib import constellation_bin, die, report, start_http_server
+from benchlib import constellation_bin, die, report, start_http_server, stop_server
 
 try:
     from mcp import ClientSession
@@ -186,12 +186,7 @@ async def main_async(args) -> int:
             show("after the calls", sample(proc.pid))
         return report(problems)
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_server(proc)
         shutil.rmtree(work, ignore_errors=True)
 
 
