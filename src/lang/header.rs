@@ -114,7 +114,8 @@ impl<'a> Scanner<'a> {
     /// True when the word just read (`word`, ending at the current position) is a
     /// field's name, as C may use one of C++'s keywords: after a member access
     /// (`page->virtual`, `s.virtual`), or, for the keywords that are always followed by
-    /// more of a declaration, declared (`void *virtual;`) or ending an expression.
+    /// more of a declaration, declared (`void *virtual;`, a bit-field `u8 virtual:1;`) or
+    /// ending an expression.
     fn names_a_field(&self, word: &[u8]) -> bool {
         let start = self.at - word.len();
         let before = self.src[..start]
@@ -130,7 +131,7 @@ impl<'a> Scanner<'a> {
             .copied()
             .find(|b| !b.is_ascii_whitespace());
         matches!(word, b"virtual" | b"typename" | b"constexpr")
-            && matches!(after, Some(b';' | b',' | b')' | b'=' | b'[' | b']'))
+            && matches!(after, Some(b';' | b',' | b')' | b'=' | b'[' | b']' | b':'))
     }
 
     /// True when the `:` just read follows a string literal or a `)`: the `::` of an
@@ -190,6 +191,8 @@ mod tests {
             // Linux's include/linux/mm.h and mm_types.h: a field named `virtual`.
             "struct page { void *virtual; };\nvoid *f(struct page *p) { return p->virtual; }\n",
             "int g(struct s s) { return s.virtual + s . nullptr; }\n",
+            // include/scsi/libsas.h: a bit-field named `virtual`.
+            "struct sas_rphy { unsigned char virtual:1; };\n",
             // include/linux/blkdev.h, randomize_kstack.h: a struct tag `class`, and
             // inline assembly with no output operands.
             "extern struct class block_class;\nstruct class class;\n",
