@@ -6,12 +6,17 @@
 //! construct that C does not have; otherwise it is C. The markers are chosen so that a
 //! C identifier cannot produce them:
 //!
-//! - the scope operator `::`;
+//! - the scope operator `::` (not after a string literal or `)`: the empty operand
+//!   list of inline assembly, `asm("" :: "r"(p))`);
 //! - `namespace` followed by a name or `{`; `template` followed by `<`;
-//! - `class` followed by a name (C may name a field `class`, never declare one);
+//! - `class` followed by a name (C may name a field `class`, never declare one), but
+//!   for a C struct tag `struct class name`;
 //! - `public:`, `private:`, `protected:` (an access label, not `private::` nor a bare
 //!   `private`, which C code does use as a field name);
-//! - the keywords `typename`, `virtual`, `nullptr`, `constexpr`, `noexcept`.
+//! - the keywords `typename`, `virtual`, `nullptr`, `constexpr`, `noexcept`, but not
+//!   as a field's name: after `.` or `->`, and for `virtual`, `typename` and
+//!   `constexpr` when `;`, `,`, `)`, `=`, `[`, `]` or `:` follows (`void *virtual;`,
+//!   the Linux kernel's `p->virtual` and bit-field `u8 virtual:1`).
 //!
 //! One linear pass over the bytes, stopping at the first marker.
 
