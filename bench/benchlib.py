@@ -91,6 +91,21 @@ class McpServer:
             self.proc.wait()
 
 
+def structured(result) -> dict:
+    """The structured content of an MCP SDK tool result (either spelling), or {}."""
+    return getattr(result, "structured_content", None) or getattr(result, "structuredContent", None) or {}
+
+
+def is_error(result) -> bool:
+    """Whether an MCP SDK tool result is a tool error."""
+    return bool(getattr(result, "is_error", None) or getattr(result, "isError", None))
+
+
+def text_of(result) -> str:
+    """The text blocks of an MCP SDK tool result, joined by newlines."""
+    return "\n".join(getattr(c, "text", "") for c in (getattr(result, "content", None) or []))
+
+
 def stop_server(proc: subprocess.Popen | None) -> None:
     """Ends a server started by a bench: SIGTERM, then SIGKILL after 10 s."""
     if proc is None or proc.poll() is not None:

@@ -42,7 +42,7 @@ import tempfile
 import threading
 import time
 
-from benchlib import constellation_bin, die, start_http_server, stop_server
+from benchlib import constellation_bin, die, is_error, start_http_server, stop_server, structured, text_of
 
 try:
     from mcp import ClientSession
@@ -54,18 +54,6 @@ except ImportError:
 def nearest_rank(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[max(0, min(len(s) - 1, int(round(q * len(s) + 0.5)) - 1))] if s else float("nan")
-
-
-def structured(result) -> dict:
-    return getattr(result, "structured_content", None) or getattr(result, "structuredContent", None) or {}
-
-
-def is_error(result) -> bool:
-    return bool(getattr(result, "is_error", None) or getattr(result, "isError", None))
-
-
-def text_of(result) -> str:
-    return "\n".join(getattr(c, "text", "") for c in (getattr(result, "content", None) or []))
 
 
 class Stats:

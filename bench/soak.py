@@ -44,7 +44,7 @@ import sysconfig
 import tempfile
 import time
 
-from benchlib import constellation_bin, die, report, start_http_server, stop_server
+from benchlib import constellation_bin, die, is_error, report, start_http_server, stop_server, structured, text_of
 
 try:
     from mcp import ClientSession
@@ -53,18 +53,6 @@ except ImportError:
     die("the official MCP Python SDK (2.x) is not installed: `python3 -m pip install mcp`")
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def structured(result) -> dict:
-    return getattr(result, "structured_content", None) or getattr(result, "structuredContent", None) or {}
-
-
-def is_error(result) -> bool:
-    return bool(getattr(result, "is_error", None) or getattr(result, "isError", None))
-
-
-def text_of(result) -> str:
-    return "\n".join(getattr(c, "text", "") for c in (getattr(result, "content", None) or []))
 
 
 def sample(pid: int) -> dict:
