@@ -176,9 +176,12 @@ enum Command {
     },
     /// Serve MCP over stdio.
     Serve {
-        /// Workspace root (the default one; a call may name another with workspaceRoot).
-        #[arg(default_value = ".")]
-        root: PathBuf,
+        /// Workspace roots. The first is the default one (and the only one --db applies
+        /// to); each further root is registered at start: indexed and watched in the
+        /// background with its own database (ROOT/.constellation/index.db), listed by
+        /// get_status, and named by a call's workspaceRoot.
+        #[arg(default_value = ".", value_name = "ROOT")]
+        roots: Vec<PathBuf>,
         /// How many saved work entries (save_current_work_info) the database keeps; the
         /// least recently used is evicted beyond it.
         #[arg(
@@ -884,7 +887,7 @@ fn run(cli: Cli) -> Result<i32> {
             }
         }
         Command::Serve {
-            root,
+            roots,
             work_capacity,
             no_watch,
             http,
@@ -892,9 +895,14 @@ fn run(cli: Cli) -> Result<i32> {
             tools,
             allow_root,
         } => {
-            let ws = Arc::new(open_workspace(&root, &g)?);
+            let (first, more) = roots
+                .split_first()
+                .context("serve needs a workspace root")?;
+            let ws = Arc::new(open_workspace(first, &g)?);
             let db = ws.store().path().to_path_buf();
             let server = constellation::mcp::Server::new(ws, options(&g))
+                .with_roots(more)
+                .map_err(|e| anyhow::anyhow!("{e}"))?
                 .allow_roots(&allow_root)
                 .with_work_capacity(work_capacity)
                 .with_watch(!no_watch)

@@ -176,3 +176,88 @@ fn a_watching_server_reports_its_freshness_in_every_answer_and_in_get_status() {
     );
     assert!(status["structuredContent"]["roots"][0]["watcher"]["events"].as_u64() >= Some(1));
 }
+
+#[test]
+fn roots_given_at_start_are_indexed_watched_and_listed_before_any_call_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    std::fs::create_dir(&one).unwrap();
+    std::fs::create_dir(&two).unwrap();
+    write(&one, "a.py", "def alpha():\n    return 1\n");
+    write(&two, "b.py", "def bravo():\n    return 2\n");
+    let db = dir.path().join("one.db");
+    let two_str = two.to_str().unwrap();
+    // `two` twice: registered once.
+    let mut c = Client::start_with(&one, &db, &[two_str, two_str], &[]);
+    handshake(&mut c);
+    let two_canonical = two.canonicalize().unwrap();
+    // No call names `two`: its index is built and watched from the start.
+    let status = eventually(&mut c, "get_status", json!({}), "both roots indexed", |r| {
+        let roots = &r["structuredContent"]["roots"];
+        roots.as_array().map(Vec::len) == Some(2)
+            && roots[1]["generation"].as_i64() >= Some(1)
+            && roots[1]["files"] == 1
+            && roots[1]["watcher"]["watching"] == true
+    });
+    let s = &status["structuredContent"];
+    assert_eq!(
+        s["defaultRoot"].as_str(),
+        one.canonicalize().unwrap().to_str()
+    );
+    assert_eq!(s["roots"][0]["database"].as_str(), db.to_str());
+    assert_eq!(s["roots"][1]["root"].as_str(), two_canonical.to_str());
+    assert_eq!(
+        s["roots"][1]["database"].as_str(),
+        two_canonical.join(".constellation/index.db").to_str(),
+        "--db is the first root's only"
+    );
+    // A call names it by workspaceRoot; the default root's answers stay its own.
+    let hit = c.call(
+        "search_symbols",
+        json!({"query": "bravo", "workspaceRoot": two_str}),
+    );
+    assert_eq!(
+        hit["structuredContent"]["hits"][0]["name"], "bravo",
+        "{hit}"
+    );
+    let miss = c.call("search_symbols", json!({"query": "bravo"}));
+    assert_ne!(miss["structuredContent"]["hits"][0]["name"], "bravo");
+    // An edit under the second root is picked up by its watch, with no call walking.
+    let generation = s["roots"][1]["generation"].as_i64().unwrap();
+    write(
+        &two,
+        "b.py",
+        "def bravo():\n    return 2\n\ndef charlie():\n    pass\n",
+    );
+    eventually(
+        &mut c,
+        "get_status",
+        json!({}),
+        "the edit under the second root",
+        |r| r["structuredContent"]["roots"][1]["generation"].as_i64() > Some(generation),
+    );
+    let status = c.call("get_status", json!({}));
+    assert_eq!(
+        status["structuredContent"]["roots"][1]["watcher"]["callWalks"],
+        0
+    );
+}
+
+#[test]
+fn serve_refuses_a_root_that_does_not_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let out = common::run(&[
+        "serve",
+        dir.path().to_str().unwrap(),
+        missing.to_str().unwrap(),
+        "--db",
+        dir.path().join("x.db").to_str().unwrap(),
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("workspace root") && err.contains("missing"),
+        "{err}"
+    );
+}

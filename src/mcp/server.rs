@@ -85,6 +85,33 @@ impl Server {
         self
     }
 
+    /// Registers `roots` besides the first workspace's: each is allowed (with everything
+    /// below it), opened with its own database (`ROOT/.constellation/index.db`) and, once
+    /// the server runs, brought up to date and watched in the background like the first
+    /// ([`Server::warm_up`]). A root given twice, or equal to the first, is opened once.
+    ///
+    /// Errors: `not_found` when a root does not exist or is not a directory; the
+    /// opening errors of [`Workspace::open`] (an unreadable or corrupt database).
+    pub fn with_roots(self, roots: &[PathBuf]) -> Result<Server, ToolError> {
+        for root in roots {
+            let canonical = root.canonicalize().map_err(|e| {
+                ToolError::NotFound(format!("workspace root {}: {e}", root.display()))
+            })?;
+            let mut others = self
+                .others
+                .lock()
+                .map_err(|_| ToolError::Internal("workspace table poisoned".into()))?;
+            if others.contains_key(&canonical) {
+                continue;
+            }
+            let ws = Arc::new(Workspace::open(&canonical, None, self.options.clone())?);
+            others.insert(canonical.clone(), ws);
+            drop(others);
+            self.add_allowed_roots(std::iter::once(canonical.as_path()), "serve");
+        }
+        Ok(self)
+    }
+
     /// Adds `roots` to the allow-list (canonical), logging each; `from` says where
     /// they came from.
     fn add_allowed_roots<'p>(&self, roots: impl Iterator<Item = &'p Path>, from: &str) {
@@ -195,25 +222,34 @@ impl Server {
         let _ = self.transport.set(Transport::Http { sessions });
     }
 
-    /// Brings the default workspace up to date in the background: starts its file watch
-    /// when the server watches (the watch's first run is the update), else runs one
-    /// incremental index. Returns at once.
+    /// Brings every workspace registered so far (the default one first, then the roots
+    /// of [`Server::with_roots`] by path) up to date in the background: starts each
+    /// one's file watch when the server watches (the watch's first run is the update),
+    /// else runs one incremental index. Returns at once.
     pub(super) fn warm_up(&self) {
-        let Ok(warm) = self.default_workspace() else {
+        let Ok(default) = self.default_workspace() else {
             return;
         };
-        if self.watch && warm.store().read_only_error().is_none() {
-            // Calls made before the watch is up wait for its first run, not walk.
-            warm.expect_watch();
+        let mut rest = self.open_workspaces().unwrap_or_default();
+        rest.retain(|w| w.root() != default.root());
+        rest.sort_by(|a, b| a.root().cmp(b.root()));
+        let all: Vec<Arc<Workspace>> = std::iter::once(default).chain(rest).collect();
+        for ws in &all {
+            if self.watch && ws.store().read_only_error().is_none() {
+                // Calls made before the watch is up wait for its first run, not walk.
+                ws.expect_watch();
+            }
         }
         let starter = self.clone();
         tokio::task::spawn_blocking(move || {
-            starter.start_watch(&warm);
-            if warm.is_watched() {
-                return;
-            }
-            if let Err(e) = warm.refresh_or_stale(false, &|_| {}) {
-                tracing::warn!("background index failed: {e}");
+            for ws in &all {
+                starter.start_watch(ws);
+                if ws.is_watched() {
+                    continue;
+                }
+                if let Err(e) = ws.refresh_or_stale(false, &|_| {}) {
+                    tracing::warn!("background index of {} failed: {e}", ws.root().display());
+                }
             }
         });
     }
