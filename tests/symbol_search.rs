@@ -468,3 +468,65 @@ fn mcp_round_trip() {
         .unwrap()
         .starts_with("invalid_filter:"));
 }
+
+/// Every row of the search table's vocabulary: (term, column, documents, occurrences).
+fn vocabulary(db: &Path) -> Vec<(String, String, i64, i64)> {
+    let conn = common::open_db(db);
+    let mut stmt = conn
+        .prepare("SELECT term, col, doc, cnt FROM symbol_search_terms ORDER BY term, col")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .unwrap();
+    rows
+}
+
+#[test]
+fn many_files_changed_in_one_run_leave_the_search_table_of_a_fresh_build() {
+    // One run clears the rows of several changed files and of a deleted one at once
+    // (one statement, before the new rows): the table must end as a fresh build's.
+    let (_d, root, db) = common::indexed_fixture("search-app");
+    let before = vocabulary(&db);
+    assert!(before.len() > 50, "{}", before.len());
+    let edit = |rel: &str, from: &str, to: &str| {
+        let path = root.join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{rel} has no {from:?}");
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+    };
+    edit(
+        "pkg/http.py",
+        "def parse_response_header(line)",
+        "def read_chunked_body(line)",
+    );
+    std::fs::write(
+        root.join("pkg/cache.py"),
+        "class TinyCache:\n    def get_entry(self, key):\n        return None\n",
+    )
+    .unwrap();
+    std::fs::remove_file(root.join("src/lib.rs")).unwrap();
+    std::fs::write(
+        root.join("pkg/extra.py"),
+        "def brand_new_helper():\n    pass\n",
+    )
+    .unwrap();
+    let run = common::index_json(&root, &db, &[]);
+    assert_eq!(
+        (run["filesParsed"].as_u64(), run["filesRemoved"].as_u64()),
+        (Some(3), Some(1)),
+        "{run}"
+    );
+    let incremental = vocabulary(&db);
+    assert_ne!(incremental, before);
+
+    let fresh_db = root.parent().unwrap().join("fresh.db");
+    common::index_json(&root, &fresh_db, &[]);
+    assert_eq!(incremental, vocabulary(&fresh_db));
+    assert_eq!(
+        hits(&search(&root, &db, "brand_new_helper", &[]))[0].1,
+        "exact"
+    );
+    assert_eq!(hits(&search(&root, &db, "tokenizer", &[])).len(), 0);
+}

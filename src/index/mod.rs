@@ -533,6 +533,10 @@ fn index_walked(
         ..Pending::default()
     };
 
+    if !opts.full {
+        let gone: Vec<(i64, bool)> = removed.iter().map(|s| (s.id, false)).collect();
+        tx.delete_search_rows(&gone)?;
+    }
     for gone in &removed {
         if !opts.full {
             pending.changes.remove(&tx, gone)?;
@@ -637,8 +641,26 @@ fn read_and_write(
         let next = chunks.get(k + 1);
         let (written, next_outcomes) = std::thread::scope(|scope| {
             let reader = next.map(|c| scope.spawn(|| read_chunk(c)));
-            let mut written: Result<(), IndexError> = Ok(());
+            // The search rows of every file this chunk clears or deletes go first, in
+            // one statement (see `IndexTx::delete_search_rows`).
+            let cleared: Vec<(i64, bool)> = chunk
+                .iter()
+                .zip(&outcomes)
+                .filter_map(|((_, prev), outcome)| {
+                    let prev = prev.filter(|_| !opts.full)?;
+                    match outcome {
+                        Outcome::Content(_) => Some((prev.id, true)),
+                        Outcome::Vanished => Some((prev.id, false)),
+                        Outcome::Same | Outcome::Unreadable(_) => None,
+                    }
+                })
+                .collect();
+            let mut written: Result<(), IndexError> =
+                tx.delete_search_rows(&cleared).map_err(IndexError::from);
             for ((w, prev), outcome) in chunk.iter().zip(outcomes) {
+                if written.is_err() {
+                    break;
+                }
                 let prev = prev.filter(|_| !opts.full);
                 written = write_outcome(
                     tx,

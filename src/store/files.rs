@@ -252,6 +252,10 @@ pub struct IndexTx<'c> {
     /// The file whose nodes are being inserted: its id, path parts and language, for
     /// the `symbol_search` rows (nodes come file by file, so one lookup per file).
     search_file: RefCell<Option<(i64, String, String)>>,
+    /// Files whose `symbol_search` rows [`IndexTx::delete_search_rows`] already deleted,
+    /// with whether the `file` node's row was kept: their coming clear or delete
+    /// leaves the search table alone.
+    search_rows_gone: RefCell<HashMap<i64, bool>>,
 }
 
 /// Hands out the next id of a counter.
@@ -329,6 +333,7 @@ impl<'c> IndexTx<'c> {
             next_ref: Cell::new(next_ref),
             next_edge: Cell::new(next_edge),
             search_file: RefCell::new(None),
+            search_rows_gone: RefCell::new(HashMap::new()),
         })
     }
 
@@ -463,7 +468,7 @@ impl<'c> IndexTx<'c> {
     /// node's id, if it has one.
     pub fn clear_file_symbols(&self, file_id: i64) -> Result<Option<i64>, StoreError> {
         self.delete_edges_and_refs(file_id)?;
-        super::symbol_search::delete_file_rows(&self.tx, file_id, true)?;
+        self.delete_search_rows_of(file_id, true)?;
         self.tx
             .prepare_cached("DELETE FROM nodes WHERE file_id = ?1 AND kind <> 'file'")?
             .execute([file_id])?;
@@ -472,6 +477,48 @@ impl<'c> IndexTx<'c> {
             .prepare_cached("SELECT id FROM nodes WHERE file_id = ?1 AND kind = 'file'")?
             .query_row([file_id], |r| r.get(0))
             .optional()?)
+    }
+
+    /// Deletes, in one statement, the `symbol_search` rows of files that are about to be
+    /// cleared ([`IndexTx::clear_file_symbols`], `keep_file_node` true) or deleted
+    /// ([`IndexTx::delete_file_contents`], false); those calls then leave the search
+    /// table alone. Deleting per file costs FTS5 a new segment and a merge each time
+    /// (see [`super::symbol_search::delete_rows_of_files`]).
+    pub fn delete_search_rows(&self, files: &[(i64, bool)]) -> Result<(), StoreError> {
+        let mut gone = self.search_rows_gone.borrow_mut();
+        let todo: Vec<(i64, bool)> = files
+            .iter()
+            .copied()
+            // Already gone: the same rows, or all of them (`false`).
+            .filter(|(id, keep)| !matches!(gone.get(id), Some(k) if k == keep || !*k))
+            .collect();
+        super::symbol_search::delete_rows_of_files(&self.tx, &todo)?;
+        gone.extend(todo);
+        Ok(())
+    }
+
+    /// The search rows of one file, unless [`IndexTx::delete_search_rows`] deleted them
+    /// (the same way) already.
+    fn delete_search_rows_of(&self, file_id: i64, keep_file_node: bool) -> Result<(), StoreError> {
+        let done = self.search_rows_gone.borrow_mut().remove(&file_id);
+        match done {
+            None => {
+                super::symbol_search::delete_rows_of_files(&self.tx, &[(file_id, keep_file_node)])
+            }
+            Some(kept) if kept == keep_file_node || !kept => Ok(()),
+            // The symbols' rows went, the file node's stayed: this delete takes it too.
+            Some(_) => {
+                if let Some(node) = self
+                    .tx
+                    .prepare_cached("SELECT id FROM nodes WHERE file_id = ?1 AND kind = 'file'")?
+                    .query_row([file_id], |r| r.get::<_, i64>(0))
+                    .optional()?
+                {
+                    super::symbol_search::delete_row(&self.tx, node)?;
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Updates the span of a `file` node kept by [`IndexTx::clear_file_symbols`].
@@ -502,7 +549,7 @@ impl<'c> IndexTx<'c> {
     /// too, by cascade); keeps its `files` row.
     pub fn delete_file_contents(&self, file_id: i64) -> Result<(), StoreError> {
         self.delete_edges_and_refs(file_id)?;
-        super::symbol_search::delete_file_rows(&self.tx, file_id, false)?;
+        self.delete_search_rows_of(file_id, false)?;
         self.tx
             .prepare_cached("DELETE FROM nodes WHERE file_id = ?1")?
             .execute([file_id])?;

@@ -61,19 +61,54 @@ pub(super) fn insert_row(
     Ok(())
 }
 
-/// Deletes the search rows of file `file_id`'s nodes (all of them, or all but the
-/// `file` node); call before deleting the nodes.
-pub(super) fn delete_file_rows(
+/// Deletes the search rows of the nodes of several files, in one statement: each
+/// `(file_id, keep_file_node)` loses the rows of all its nodes, or of all but its `file`
+/// node. Call before deleting the nodes.
+///
+/// One statement for many files, rowids ascending, because FTS5 writes its pending
+/// terms out as a new segment at every statement that deletes (a statement savepoint)
+/// and whenever a rowid comes below the last one written; a delete per file, between
+/// the inserts of the new nodes, made a segment and an index merge per file (a
+/// 553-file checkout spent a third of its run there).
+pub(super) fn delete_rows_of_files(
     conn: &Connection,
-    file_id: i64,
-    keep_file_node: bool,
+    files: &[(i64, bool)],
 ) -> Result<(), StoreError> {
-    let sql = if keep_file_node {
-        "DELETE FROM symbol_search WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?1 AND kind <> 'file')"
-    } else {
-        "DELETE FROM symbol_search WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?1)"
-    };
-    conn.prepare_cached(sql)?.execute([file_id])?;
+    if files.is_empty() {
+        return Ok(());
+    }
+    let mut ids = Vec::new();
+    for &(file_id, keep_file_node) in files {
+        let sql = if keep_file_node {
+            "SELECT id FROM nodes WHERE file_id = ?1 AND kind <> 'file'"
+        } else {
+            "SELECT id FROM nodes WHERE file_id = ?1"
+        };
+        let mut stmt = conn.prepare_cached(sql)?;
+        for id in stmt.query_map([file_id], |r| r.get::<_, i64>(0))? {
+            ids.push(id?);
+        }
+    }
+    if ids.is_empty() {
+        return Ok(());
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let list = format!(
+        "[{}]",
+        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+    );
+    conn.prepare_cached(
+        "DELETE FROM symbol_search WHERE rowid IN (SELECT value FROM json_each(?1) ORDER BY value)",
+    )?
+    .execute([list])?;
+    Ok(())
+}
+
+/// Deletes the search row of one node.
+pub(super) fn delete_row(conn: &Connection, node_id: i64) -> Result<(), StoreError> {
+    conn.prepare_cached("DELETE FROM symbol_search WHERE rowid = ?1")?
+        .execute([node_id])?;
     Ok(())
 }
 
