@@ -45,6 +45,11 @@ use symbols::Symbols;
 /// of querying per name, file and class.
 const BULK_THRESHOLD: usize = 5_000;
 
+/// A bulk run resolving at least this many names, and at least a third of all the
+/// references, writes them with the secondary indexes of `refs`, `edges` and
+/// `ref_deps` suspended (see [`Resolver::run`]).
+const SUSPEND_MIN: usize = 20_000;
+
 /// What resolving one reference gives: its status, the number of candidates, and the
 /// edges to write (`(dst node, rule)`; rule `None` for an import edge).
 pub(super) struct Outcome {
@@ -467,6 +472,28 @@ impl Resolver {
             self.write_deps(tx, r, is_new)?;
         }
         self.symbols.bases_ready(tx)?;
+        // Writing a large share of the references again (a branch switch) costs less
+        // with the secondary indexes of refs, edges and ref_deps dropped and rebuilt
+        // once after than kept up to date row by row. A bulk run reads nothing through
+        // them meanwhile: what it looks up is in memory. (A build from nothing has
+        // suspended them already.)
+        let names = (new.len() - new_bases) + (old.len() - old_bases);
+        let suspended = if self.bulk
+            && !self.all_imports_in_run
+            && names >= SUSPEND_MIN
+            && names * 3 >= tx.count_refs()?
+        {
+            let t = std::time::Instant::now();
+            let sqls = tx.suspend_indexes_of(&["refs", "edges", "ref_deps"])?;
+            tracing::debug!(
+                "resolve: {} indexes suspended for {names} names in {} ms",
+                sqls.len(),
+                t.elapsed().as_millis()
+            );
+            sqls
+        } else {
+            Vec::new()
+        };
         self.mros.clear();
         self.mro_deps.clear();
         self.native = native::Caches::default();
@@ -486,6 +513,11 @@ impl Resolver {
             total - new_imports - old_imports,
             t.elapsed().as_millis()
         );
+        if !suspended.is_empty() {
+            let t = std::time::Instant::now();
+            tx.restore_indexes(&suspended)?;
+            tracing::debug!("resolve: indexes rebuilt in {} ms", t.elapsed().as_millis());
+        }
         Ok(total)
     }
 

@@ -361,13 +361,26 @@ impl<'c> IndexTx<'c> {
     /// [`IndexTx::restore_indexes`]; both happen inside the run's transaction, so a
     /// crash leaves the indexes as they were.
     pub fn suspend_indexes(&self) -> Result<Vec<String>, StoreError> {
+        self.suspend_indexes_of(&["nodes", "refs", "edges", "ref_deps"])
+    }
+
+    /// [`IndexTx::suspend_indexes`] for the named tables only.
+    pub fn suspend_indexes_of(&self, tables: &[&str]) -> Result<Vec<String>, StoreError> {
         let sqls: Vec<(String, String)> = {
             let mut stmt = self.tx.prepare(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
-                 AND tbl_name IN ('nodes', 'refs', 'edges', 'ref_deps') ORDER BY name",
+                 AND tbl_name IN (SELECT value FROM json_each(?1)) ORDER BY name",
             )?;
+            let list = format!(
+                "[{}]",
+                tables
+                    .iter()
+                    .map(|t| format!("\"{t}\""))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
             let rows = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .query_map([list], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             rows
         };
@@ -394,6 +407,14 @@ impl<'c> IndexTx<'c> {
             .execute_batch(&format!("PRAGMA threads = {before}"))?;
         built?;
         Ok(())
+    }
+
+    /// How many references the index holds.
+    pub fn count_refs(&self) -> Result<usize, StoreError> {
+        let n: i64 = self
+            .tx
+            .query_row("SELECT count(*) FROM refs", [], |r| r.get(0))?;
+        Ok(n as usize)
     }
 
     /// Records a new stat for a file whose contents did not change.

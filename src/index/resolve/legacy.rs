@@ -58,8 +58,18 @@ impl Resolver {
         let list: Arc<[(String, GoImport)]> = if self.all_imports_in_run {
             Arc::from(Vec::new())
         } else {
-            tx.file_imports(file_id)?
-                .into_iter()
+            let rows: Vec<crate::store::files::FileImport> = if self.symbols.all_imports_loaded() {
+                // A bulk run has them all in memory: no query per file (the secondary
+                // indexes may be suspended meanwhile, see `Resolver::run`).
+                self.symbols
+                    .imports_of(tx, file_id)?
+                    .iter()
+                    .map(|i| i.row.clone())
+                    .collect()
+            } else {
+                tx.file_imports(file_id)?
+            };
+            rows.into_iter()
                 .map(|import| {
                     let local = go_local_name(&import.specifier, import.qualifier.as_deref());
                     let target = match import.status.as_str() {

@@ -118,6 +118,12 @@ impl Symbols {
         Ok(())
     }
 
+    /// Whether every file's imports are in memory (a bulk run past its import phase):
+    /// [`Symbols::imports_of`] then asks the database nothing.
+    pub(super) fn all_imports_loaded(&self) -> bool {
+        self.bulk && self.imports_ready
+    }
+
     /// Definitions named `name`, in id order.
     pub(super) fn named(
         &mut self,
