@@ -275,7 +275,7 @@ def main() -> int:
         if latencies:
             print(f"checkout -> equal index: p50 {statistics.median(latencies):.2f} s, max {max(latencies):.2f} s "
                   f"over {len(latencies)} of {args.rounds} rounds (limit {args.limit:g} s)")
-        print(f"get_status watcher: events {watcher.get('events')}, background runs {watcher.get('backgroundRuns')}, "
+        print(f"get_status watcher: events {watcher.get('events')}, background runs {watcher.get('backgroundRuns')} (walked the tree: {watcher.get('backgroundWalks')}), "
               f"tool calls that walked the tree (callWalks) {watcher.get('callWalks')}, "
               f"degraded {watcher.get('degraded')}")
         return report(problems)

@@ -129,7 +129,7 @@ def main() -> None:
             )
         print(
             "get_status watcher: "
-            f"events {watcher.get('events')}, background runs {watcher.get('backgroundRuns')}, "
+            f"events {watcher.get('events')}, background runs {watcher.get('backgroundRuns')} (walked the tree: {watcher.get('backgroundWalks')}), "
             f"tool calls that walked the tree {watcher.get('callWalks')} (target 0), degraded {watcher.get('degraded')}"
         )
     finally:

@@ -180,7 +180,7 @@ async def main_async(args) -> int:
         for label, xs in (("read", stats.reads), ("write", stats.writes)):
             print(f"{label} latency: p50 {nearest_rank(xs, 0.5):.1f} ms, p95 {nearest_rank(xs, 0.95):.1f} ms, "
                   f"p99 {nearest_rank(xs, 0.99):.1f} ms, max {max(xs, default=float('nan')):.1f} ms")
-        print(f"watcher: events {watcher.get('events')}, background runs {watcher.get('backgroundRuns')}, "
+        print(f"watcher: events {watcher.get('events')}, background runs {watcher.get('backgroundRuns')} (walked the tree: {watcher.get('backgroundWalks')}), "
               f"tool calls that walked the tree {watcher.get('callWalks')}, clients now {status.get('clients')}")
         for e in stats.errors[:10]:
             print(f"  error: {e}")

@@ -170,11 +170,31 @@ fn a_watching_server_reports_its_freshness_in_every_answer_and_in_get_status() {
     );
     assert_eq!(stamp(&hit)["pendingChanges"], false);
     let status = c.call("get_status", json!({}));
-    assert_eq!(
-        status["structuredContent"]["roots"][0]["watcher"]["callWalks"],
-        0
+    let watcher = &status["structuredContent"]["roots"][0]["watcher"];
+    assert_eq!(watcher["callWalks"], 0);
+    assert!(watcher["events"].as_u64() >= Some(1));
+    // The edit of an indexed file was read without a walk: only the first run walked.
+    assert!(watcher["backgroundRuns"].as_u64() >= Some(2), "{watcher}");
+    assert_eq!(watcher["backgroundWalks"], 1, "{watcher}");
+    let second = stamp(&hit)["generation"].as_i64().unwrap();
+
+    // A new file is a path the index does not hold: that run walks the tree.
+    write(&root, "b.py", "def gamma():\n    pass\n");
+    let hit = eventually(
+        &mut c,
+        "search_symbols",
+        json!({"query": "gamma"}),
+        "the new file",
+        |r| stamp(r)["generation"].as_i64() > Some(second),
     );
-    assert!(status["structuredContent"]["roots"][0]["watcher"]["events"].as_u64() >= Some(1));
+    assert_eq!(
+        hit["structuredContent"]["hits"][0]["name"], "gamma",
+        "{hit}"
+    );
+    let status = c.call("get_status", json!({}));
+    let watcher = &status["structuredContent"]["roots"][0]["watcher"];
+    assert_eq!(watcher["backgroundWalks"], 2, "{watcher}");
+    assert_eq!(watcher["callWalks"], 0);
 }
 
 #[test]

@@ -386,6 +386,83 @@ pub fn index_unless_busy(
     }
 }
 
+/// An incremental run that stats only `changed` (absolute paths beneath `root`, as a
+/// file watch reported them) instead of walking the tree: every other indexed file is
+/// taken as unchanged. It applies when each path is a file the index holds, now a
+/// regular file or gone; otherwise (a new path, a directory, a symbolic link, a path
+/// that cannot be stat-ed, no index yet, `--full`, SCIP inputs) it is an ordinary run
+/// with a walk ([`index`]), so the outcome is always that of a walk when the watch
+/// reported every change. `IndexReport::file_source` says which: `events` or the
+/// walk's.
+///
+/// Errors: as [`index`].
+pub fn index_paths(
+    store: &Store,
+    root: &Path,
+    opts: &IndexOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+    changed: &[PathBuf],
+) -> Result<IndexReport, IndexError> {
+    if let Some(e) = store.read_only_error() {
+        return Err(e.into());
+    }
+    let _run = if store.is_private() {
+        None
+    } else {
+        Some(run_lock::RunLock::acquire(store.path())?)
+    };
+    let started = Instant::now();
+    if let Some((stated, stored)) = known_changes(store, root, opts, changed)? {
+        let walked = walk::Walk {
+            files: stated.files,
+            problems: Vec::new(),
+            source: walk::FileSource::Events,
+        };
+        return index_walked(
+            store,
+            root,
+            opts,
+            progress,
+            started,
+            Vec::new(),
+            &walked,
+            Some(stored),
+        );
+    }
+    index_locked(store, root, opts, progress)
+}
+
+/// The paths a file watch listed, stat-ed, with their `files` rows by path.
+type KnownChanges = (walk::Stated, HashMap<String, StoredFile>);
+
+/// The stat of `changed` and their `files` rows, when a run over them alone can stand
+/// for a walk (see [`index_paths`]); `None` when it cannot.
+fn known_changes(
+    store: &Store,
+    root: &Path,
+    opts: &IndexOptions,
+    changed: &[PathBuf],
+) -> Result<Option<KnownChanges>, IndexError> {
+    if changed.is_empty() || opts.full || !opts.scip.is_empty() {
+        return Ok(None);
+    }
+    let Some(stated) = walk::stat_known(root, changed) else {
+        return Ok(None);
+    };
+    let paths: Vec<&str> = stated
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .chain(stated.missing.iter().map(String::as_str))
+        .collect();
+    let conn = store.conn()?;
+    let stored = crate::store::files::load_files_at(&conn, &paths)?;
+    if stored.len() != paths.len() {
+        return Ok(None);
+    }
+    Ok(Some((stated, stored)))
+}
+
 /// [`index`] with the run lock held (or not needed).
 fn index_locked(
     store: &Store,
@@ -401,7 +478,16 @@ fn index_locked(
         .map(|p| scip::load(p))
         .collect::<Result<Vec<_>, _>>()?;
     let walked = walk::walk(root, &opts.walk)?;
-    index_walked(store, root, opts, progress, started, scip_inputs, &walked)
+    index_walked(
+        store,
+        root,
+        opts,
+        progress,
+        started,
+        scip_inputs,
+        &walked,
+        None,
+    )
 }
 
 /// What the walk says must be done, against the stored files.
@@ -450,7 +536,10 @@ struct Pending {
 }
 
 /// The run after the walk: compare, write, resolve, commit. `walked` may come from
-/// anywhere (tests inject walk problems here).
+/// anywhere (tests inject walk problems here). `scope`: the `files` rows of the only
+/// paths `walked` looked at ([`index_paths`]); every other stored file is unchanged.
+/// `None`: `walked` is the whole tree.
+#[allow(clippy::too_many_arguments)]
 fn index_walked(
     store: &Store,
     root: &Path,
@@ -459,20 +548,39 @@ fn index_walked(
     started: Instant,
     scip_inputs: Vec<scip::ScipInput>,
     walked: &walk::Walk,
+    scope: Option<HashMap<String, StoredFile>>,
 ) -> Result<IndexReport, IndexError> {
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let mut conn = store.conn()?;
-    let stored = load_files(&conn)?;
+    let partial = scope.is_some();
+    let stored = match scope {
+        Some(rows) => rows,
+        None => load_files(&conn)?,
+    };
     let Plan { removed, to_read } = compare(walked, &stored, opts.full);
+    // The files the index holds after this run, for a run over some paths only.
+    let files_seen = if partial {
+        let all: i64 = conn.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+        (all as usize).saturating_sub(removed.len())
+    } else {
+        walked.files.len()
+    };
     let walk_ms = started.elapsed().as_millis() as u64;
-    tracing::info!("walk: {} files in {walk_ms} ms", walked.files.len());
+    if partial {
+        tracing::info!(
+            "no walk: {} changed paths stat-ed in {walk_ms} ms",
+            stored.len()
+        );
+    } else {
+        tracing::info!("walk: {} files in {walk_ms} ms", walked.files.len());
+    }
     progress(Progress::Walked {
-        files: walked.files.len(),
+        files: files_seen,
         to_read: to_read.len(),
     });
 
     let mut report = IndexReport {
-        files_seen: walked.files.len(),
+        files_seen,
         files_hashed: to_read.len(),
         walk_ms,
         file_source: walked.source,
@@ -481,7 +589,7 @@ fn index_walked(
     for p in &walked.problems {
         report.note_unreadable(p.path.as_deref(), &p.message);
     }
-    if walked.files.is_empty() || stored.is_empty() || opts.full {
+    if !partial && (walked.files.is_empty() || stored.is_empty() || opts.full) {
         let is_code = |p: &str| crate::lang::Language::from_path(p).is_some();
         report.ignore_warning = walk::ignore_audit::audit(root, walked, &opts.walk, &is_code);
         match &report.ignore_warning {
@@ -508,7 +616,7 @@ fn index_walked(
 
     // Building from nothing: load without secondary indexes (built at the end) and
     // without foreign-key checks (every id is assigned by this run, parents first).
-    let fresh = opts.full || stored.is_empty();
+    let fresh = opts.full || (!partial && stored.is_empty());
     let mut conn = ForeignKeysOff::new(&mut conn, fresh)?;
     let tx = IndexTx::begin(&mut conn)?;
     let old_generation = tx.generation()?;
@@ -1300,8 +1408,94 @@ mod tests {
             Instant::now(),
             Vec::new(),
             walked,
+            None,
         )
         .unwrap()
+    }
+
+    /// Files, nodes and edges by keys (no ids), sorted: equal for equal indexes.
+    fn dump(store: &Store) -> Vec<String> {
+        let conn = store.conn().unwrap();
+        let mut out = Vec::new();
+        for sql in [
+            "SELECT 'file ' || path || ' ' || coalesce(digest, '') FROM files",
+            "SELECT 'node ' || key || ' ' || start_line || '-' || end_line FROM nodes",
+            "SELECT 'edge ' || s.key || ' ' || e.kind || ' ' || d.key || ' ' || e.provenance
+             FROM edges e JOIN nodes s ON s.id = e.src_id JOIN nodes d ON d.id = e.dst_id",
+            "SELECT 'ref ' || f.path || ' ' || r.kind || ' ' || r.name || ' ' || r.line || ' ' || r.status
+             FROM refs r JOIN files f ON f.id = r.file_id",
+        ] {
+            let mut stmt = conn.prepare(sql).unwrap();
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
+            out.extend(rows.map(Result::unwrap));
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_run_over_the_changed_paths_equals_a_walk_and_falls_back_to_one_for_new_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        write(&root, "a.py", "def a():\n    return 1\n");
+        write(
+            &root,
+            "b.py",
+            "from a import a\n\ndef b():\n    return a()\n",
+        );
+        write(&root, "c.py", "def c():\n    return 3\n");
+        let store = Store::open(&dir.path().join("index.db")).unwrap();
+        let opts = IndexOptions::default();
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        let reference = |name: &str| {
+            let other = Store::open(&dir.path().join(name)).unwrap();
+            index(&other, &root, &opts, &|_| {}).unwrap();
+            dump(&other)
+        };
+
+        // Known files: one changed (a.py renames its function, so b.py's call moves), one
+        // deleted, one listed but untouched. Only they are stat-ed.
+        write(
+            &root,
+            "a.py",
+            "def a2():\n    return 1\n\ndef a():\n    return a2()\n",
+        );
+        std::fs::remove_file(root.join("c.py")).unwrap();
+        let changed = [root.join("a.py"), root.join("c.py"), root.join("b.py")];
+        let r = index_paths(&store, &root, &opts, &|_| {}, &changed).unwrap();
+        assert_eq!(r.file_source, walk::FileSource::Events);
+        assert_eq!(
+            (
+                r.files_seen,
+                r.files_hashed,
+                r.files_parsed,
+                r.files_removed
+            ),
+            (2, 1, 1, 1)
+        );
+        assert_eq!(dump(&store), reference("ref1.db"));
+
+        // A path the index does not hold (a new file): the tree is walked.
+        write(
+            &root,
+            "d.py",
+            "from a import a2\n\ndef d():\n    return a2()\n",
+        );
+        let r = index_paths(&store, &root, &opts, &|_| {}, &[root.join("d.py")]).unwrap();
+        assert_eq!(r.file_source, walk::FileSource::Directories);
+        assert_eq!((r.files_seen, r.files_parsed), (3, 1));
+        assert_eq!(dump(&store), reference("ref2.db"));
+
+        // A directory, or a path outside the root: walked too.
+        std::fs::create_dir(root.join("sub")).unwrap();
+        let r = index_paths(&store, &root, &opts, &|_| {}, &[root.join("sub")]).unwrap();
+        assert_eq!(r.file_source, walk::FileSource::Directories);
+        let r = index_paths(&store, &root, &opts, &|_| {}, &[dir.path().join("x.py")]).unwrap();
+        assert_eq!(r.file_source, walk::FileSource::Directories);
+        // Nothing listed: walked.
+        let r = index_paths(&store, &root, &opts, &|_| {}, &[]).unwrap();
+        assert_eq!(r.file_source, walk::FileSource::Directories);
+        assert_eq!(dump(&store), reference("ref3.db"));
     }
 
     #[test]

@@ -22,27 +22,47 @@ pub struct StoredFile {
     pub interface: Option<String>,
 }
 
+const STORED_FILE_COLUMNS: &str = "id, path, language, size, mtime_ns, digest, status, interface";
+
+fn stored_file(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
+    Ok(StoredFile {
+        id: r.get(0)?,
+        path: r.get(1)?,
+        language: r.get(2)?,
+        size: r.get(3)?,
+        mtime_ns: r.get(4)?,
+        digest: r.get(5)?,
+        status: r.get(6)?,
+        interface: r.get(7)?,
+    })
+}
+
 /// Every `files` row, keyed by path.
 pub fn load_files(conn: &Connection) -> Result<HashMap<String, StoredFile>, StoreError> {
-    let mut stmt = conn.prepare(
-        "SELECT id, path, language, size, mtime_ns, digest, status, interface FROM files",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(StoredFile {
-            id: r.get(0)?,
-            path: r.get(1)?,
-            language: r.get(2)?,
-            size: r.get(3)?,
-            mtime_ns: r.get(4)?,
-            digest: r.get(5)?,
-            status: r.get(6)?,
-            interface: r.get(7)?,
-        })
-    })?;
+    let mut stmt = conn.prepare(&format!("SELECT {STORED_FILE_COLUMNS} FROM files"))?;
+    let rows = stmt.query_map([], stored_file)?;
     let mut out = HashMap::new();
     for row in rows {
         let f = row?;
         out.insert(f.path.clone(), f);
+    }
+    Ok(out)
+}
+
+/// The `files` rows of `paths` (root-relative, in the walk's text form), keyed by path;
+/// a path with no row is left out.
+pub fn load_files_at(
+    conn: &Connection,
+    paths: &[&str],
+) -> Result<HashMap<String, StoredFile>, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {STORED_FILE_COLUMNS} FROM files WHERE path = ?1"
+    ))?;
+    let mut out = HashMap::new();
+    for path in paths {
+        if let Some(f) = stmt.query_row([path], stored_file).optional()? {
+            out.insert(f.path.clone(), f);
+        }
     }
     Ok(out)
 }

@@ -91,6 +91,9 @@ pub struct WatcherStatus {
     pub events: u64,
     /// Index runs made by the background refresher.
     pub background_runs: u64,
+    /// Those of them that walked the tree: the first, and those after lost events, a new
+    /// path or a directory event; the others stat-ed only the files the events named.
+    pub background_walks: u64,
     /// Index runs made by tool calls, each after a walk of the tree (0 under a healthy
     /// watch once the first run is done).
     pub call_walks: u64,
@@ -218,6 +221,7 @@ pub fn workspace_status(ws: &Workspace) -> Result<RootStatus, ToolError> {
         degraded: f.degraded(),
         events: f.events(),
         background_runs: f.background_runs(),
+        background_walks: f.background_walks(),
         call_walks: f.call_walks(),
     });
     Ok(status)

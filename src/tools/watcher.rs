@@ -7,7 +7,10 @@
 //! directory, not hidden paths, which the walk skips) and wakes a refresher thread.
 //! That thread waits until the tree has been quiet for [`QUIET`] (a branch switch or a
 //! rebase that touches hundreds of files becomes one batch), then runs an incremental
-//! index run ([`Workspace::refresh`]).
+//! index run. The callback also lists the paths the events name (up to [`MAX_LISTED`]):
+//! when each is a file the index holds, the run stats only them and walks nothing
+//! ([`crate::index::index_paths`]); a new path, a directory or a longer list makes it an
+//! ordinary run with a walk of the tree.
 //!
 //! What a call may rely on: every index run remembers how many events had been counted
 //! when it started ([`FreshnessCounters::note_run`]); as long as no event has been
@@ -21,11 +24,12 @@
 //! is counted ([`FreshnessCounters::call_walks`]).
 //!
 //! When events may have been lost (the kernel queue overflowed: a rescan notice; or
-//! the watcher reported an error), the next run is still a complete stat walk of the
-//! tree — the incremental run always is — and the log says so. When the watcher
+//! the watcher reported an error), the list is dropped and the next run is a complete
+//! stat walk of the tree, as is the first run of a watch; the log says so. When the watcher
 //! cannot be started (no inotify watches left, say), [`Watch::start`] fails and the
 //! caller keeps the per-call check.
 
+use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -40,11 +44,22 @@ use crate::index::IndexReport;
 /// What the refresher thread calls: an incremental index run of the watched workspace
 /// (the workspace implements it; this module does not know the workspace).
 pub trait Refresh: Send + Sync {
-    /// Brings the index up to date with the disk (an incremental run).
+    /// Brings the index up to date with the disk (an incremental run). `changed`: the
+    /// paths the watch saw change since the last run (absolute), when it knows them
+    /// all; `None` when it does not (the first run, lost events): then the tree must
+    /// be walked.
     ///
     /// Errors: the run's, as text (it is only logged).
-    fn refresh_now(&self) -> Result<IndexReport, String>;
+    fn refresh_now(&self, changed: Option<&[PathBuf]>) -> Result<IndexReport, String>;
 }
+
+/// Beyond this many changed paths between two runs, the watch stops listing them and
+/// the next run walks the tree (a walk is cheaper than stat-ing that many one by one).
+pub const MAX_LISTED: usize = 1_000;
+
+/// The paths changed since the last run began: `Some` while the watch saw every
+/// event, `None` once it may have missed one (or listed more than [`MAX_LISTED`]).
+type Changed = Arc<Mutex<Option<BTreeSet<PathBuf>>>>;
 
 /// How long the tree must be quiet before the refresher re-indexes (milliseconds of
 /// no relevant event).
@@ -69,6 +84,8 @@ pub struct FreshnessCounters {
     call_walks: AtomicU64,
     /// Index runs made by the refresher thread.
     background_runs: AtomicU64,
+    /// Those of them that walked the tree (the others stat-ed the listed paths only).
+    background_walks: AtomicU64,
     /// Whether the watcher reported an error or a lost-events notice since the start.
     degraded: AtomicBool,
 }
@@ -130,6 +147,12 @@ impl FreshnessCounters {
         self.background_runs.load(Ordering::Relaxed)
     }
 
+    /// Background runs so far that walked the tree: the first one, and those after lost
+    /// events, a new path or a directory event (see [`crate::index::index_paths`]).
+    pub fn background_walks(&self) -> u64 {
+        self.background_walks.load(Ordering::Relaxed)
+    }
+
     /// Whether events may have been lost since the watch started.
     pub fn degraded(&self) -> bool {
         self.degraded.load(Ordering::Relaxed)
@@ -167,9 +190,13 @@ impl Watch {
         let (wake, woken) = mpsc::channel::<()>();
         let seen = Arc::clone(&counters);
         let handler_root = root.clone();
+        // The first run walks: nothing is known of the tree before the watch.
+        let changed: Changed = Arc::new(Mutex::new(None));
+        let listing = Arc::clone(&changed);
         let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| {
             let relevant = match &res {
                 Ok(event) if event.need_rescan() => {
+                    forget_changes(&listing);
                     if !seen.degraded.swap(true, Ordering::Relaxed) {
                         tracing::warn!(
                             "file watcher: events were lost (queue overflow); the next index run walks the whole tree"
@@ -177,8 +204,15 @@ impl Watch {
                     }
                     true
                 }
-                Ok(event) => is_relevant(event, &handler_root, &own_files),
+                Ok(event) => {
+                    let relevant = is_relevant(event, &handler_root, &own_files);
+                    if relevant {
+                        list_changes(&listing, event, &handler_root, &own_files);
+                    }
+                    relevant
+                }
                 Err(e) => {
+                    forget_changes(&listing);
                     seen.degraded.store(true, Ordering::Relaxed);
                     tracing::warn!(
                         "file watcher error: {e}; the next index run walks the whole tree"
@@ -195,7 +229,7 @@ impl Watch {
         let weak = Arc::downgrade(target);
         std::thread::Builder::new()
             .name("constellation-refresher".into())
-            .spawn(move || refresher(weak, counters, woken))
+            .spawn(move || refresher(weak, counters, changed, woken))
             .map_err(notify::Error::io)?;
         Ok(Watch { _watcher: watcher })
     }
@@ -206,6 +240,7 @@ impl Watch {
 fn refresher<R: Refresh>(
     target: Weak<R>,
     counters: Arc<FreshnessCounters>,
+    changed: Changed,
     woken: mpsc::Receiver<()>,
 ) {
     loop {
@@ -222,14 +257,31 @@ fn refresher<R: Refresh>(
                 return;
             };
             counters.background_runs.fetch_add(1, Ordering::Relaxed);
-            match target.refresh_now() {
-                Ok(r) if r.files_parsed > 0 || r.files_removed > 0 => tracing::info!(
-                    "file watcher: re-indexed {} files, removed {} (generation {})",
-                    r.files_parsed,
-                    r.files_removed,
-                    r.generation
-                ),
-                Ok(_) => {}
+            // What changed until now; later events are listed for the next run.
+            let listed = match changed.lock() {
+                Ok(mut list) => list.replace(BTreeSet::new()),
+                Err(_) => None,
+            };
+            let listed: Option<Vec<PathBuf>> = listed.map(|set| set.into_iter().collect());
+            match target.refresh_now(listed.as_deref()) {
+                Ok(r) => {
+                    if r.file_source != crate::walk::FileSource::Events {
+                        counters.background_walks.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if r.files_parsed > 0 || r.files_removed > 0 {
+                        tracing::info!(
+                            "file watcher: re-indexed {} files, removed {} (generation {}, {})",
+                            r.files_parsed,
+                            r.files_removed,
+                            r.generation,
+                            if r.file_source == crate::walk::FileSource::Events {
+                                "no walk"
+                            } else {
+                                "after a walk"
+                            }
+                        );
+                    }
+                }
                 Err(e) => tracing::warn!("file watcher: background index run failed: {e}"),
             }
         }
@@ -237,6 +289,32 @@ fn refresher<R: Refresh>(
         if woken.recv().is_err() {
             return;
         }
+    }
+}
+
+/// Adds the paths of `event` the index may hold to the list of changes (or drops the
+/// list when it grows past [`MAX_LISTED`]).
+fn list_changes(changed: &Changed, event: &Event, root: &Path, own_files: &[PathBuf]) {
+    let Ok(mut guard) = changed.lock() else {
+        return;
+    };
+    let Some(list) = guard.as_mut() else {
+        return;
+    };
+    for path in &event.paths {
+        if indexable_path(path, root, own_files) {
+            list.insert(path.clone());
+        }
+    }
+    if list.len() > MAX_LISTED {
+        *guard = None;
+    }
+}
+
+/// Drops the list of changes: the next run walks the tree.
+fn forget_changes(changed: &Changed) {
+    if let Ok(mut guard) = changed.lock() {
+        *guard = None;
     }
 }
 
@@ -284,6 +362,49 @@ mod tests {
 
     fn event(kind: EventKind, path: &str) -> Event {
         Event::new(kind).add_path(PathBuf::from(path))
+    }
+
+    #[test]
+    fn the_changed_paths_are_listed_until_too_many_or_lost() {
+        let root = Path::new("/ws");
+        let own = vec![PathBuf::from("/ws/.constellation/index.db")];
+        let changed: Changed = Arc::new(Mutex::new(Some(BTreeSet::new())));
+        let modify = EventKind::Modify(ModifyKind::Any);
+        list_changes(&changed, &event(modify, "/ws/a.py"), root, &own);
+        list_changes(&changed, &event(modify, "/ws/a.py"), root, &own);
+        list_changes(&changed, &event(modify, "/ws/.git/index"), root, &own);
+        list_changes(&changed, &event(modify, "/elsewhere/b.py"), root, &own);
+        let rename = Event::new(EventKind::Modify(ModifyKind::Any))
+            .add_path(PathBuf::from("/ws/old.py"))
+            .add_path(PathBuf::from("/ws/new.py"));
+        list_changes(&changed, &rename, root, &own);
+        let listed: Vec<PathBuf> = changed
+            .lock()
+            .unwrap()
+            .clone()
+            .unwrap()
+            .into_iter()
+            .collect();
+        assert_eq!(
+            listed,
+            ["/ws/a.py", "/ws/new.py", "/ws/old.py"].map(PathBuf::from)
+        );
+        for i in 0..MAX_LISTED {
+            list_changes(
+                &changed,
+                &event(modify, &format!("/ws/f{i}.py")),
+                root,
+                &own,
+            );
+        }
+        assert!(changed.lock().unwrap().is_none(), "past MAX_LISTED: walk");
+        // Once dropped, the list stays dropped until the next run starts a new one.
+        list_changes(&changed, &event(modify, "/ws/a.py"), root, &own);
+        assert!(changed.lock().unwrap().is_none());
+        *changed.lock().unwrap() = Some(BTreeSet::new());
+        list_changes(&changed, &event(modify, "/ws/a.py"), root, &own);
+        forget_changes(&changed);
+        assert!(changed.lock().unwrap().is_none(), "lost events: walk");
     }
 
     #[test]

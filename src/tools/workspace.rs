@@ -141,7 +141,18 @@ impl Workspace {
         full: bool,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<IndexReport, ToolError> {
-        self.run_index(full, progress, true)?
+        self.run_index(full, None, progress, true)?
+            .ok_or_else(|| ToolError::Internal("an index run that waits returned busy".into()))
+    }
+
+    /// [`Workspace::refresh`] (incremental) after a file watch reported `changed`
+    /// (absolute paths): when each is a file the index holds, only they are stat-ed,
+    /// with no walk of the tree ([`index::index_paths`]); else the tree is walked.
+    /// `None`: the watch does not know what changed (it lost events, or just started).
+    ///
+    /// Errors: as [`Workspace::refresh`].
+    pub fn refresh_changed(&self, changed: Option<&[PathBuf]>) -> Result<IndexReport, ToolError> {
+        self.run_index(false, changed, &|_| {}, true)?
             .ok_or_else(|| ToolError::Internal("an index run that waits returned busy".into()))
     }
 
@@ -150,6 +161,7 @@ impl Workspace {
     fn run_index(
         &self,
         full: bool,
+        changed: Option<&[PathBuf]>,
         progress: &(dyn Fn(Progress) + Sync),
         wait: bool,
     ) -> Result<Option<IndexReport>, ToolError> {
@@ -162,7 +174,9 @@ impl Workspace {
             ..self.options.clone()
         };
         let events_at_start = self.freshness.events();
-        let report = if wait {
+        let report = if let Some(changed) = changed {
+            index::index_paths(&self.store, &self.root, &opts, progress, changed)?
+        } else if wait {
             index::index(&self.store, &self.root, &opts, progress)?
         } else {
             match index::index_unless_busy(&self.store, &self.root, &opts, progress)? {
@@ -192,7 +206,7 @@ impl Workspace {
         if !self.has_index() {
             return self.refresh(full, progress).map(Some);
         }
-        let report = self.run_index(full, progress, false)?;
+        let report = self.run_index(full, None, progress, false)?;
         if report.is_none() {
             self.note_refresh_failure(
                 "another process is indexing this database now; this answer comes from the \
@@ -513,7 +527,7 @@ where
 }
 
 impl Refresh for Workspace {
-    fn refresh_now(&self) -> Result<IndexReport, String> {
-        self.refresh(false, &|_| {}).map_err(|e| e.to_string())
+    fn refresh_now(&self, changed: Option<&[PathBuf]>) -> Result<IndexReport, String> {
+        self.refresh_changed(changed).map_err(|e| e.to_string())
     }
 }

@@ -78,7 +78,10 @@ pub fn audit(
     opts: &WalkOptions,
     is_code: &dyn Fn(&str) -> bool,
 ) -> Option<IgnoreWarning> {
-    if !opts.ignore_files || (walk.source == FileSource::Git && !walk.files.is_empty()) {
+    if !opts.ignore_files
+        || walk.source == FileSource::Events
+        || (walk.source == FileSource::Git && !walk.files.is_empty())
+    {
         return None;
     }
     let skips = Skips::new(opts).ok()?;
@@ -86,6 +89,7 @@ pub fn audit(
     let hidden = match walk.source {
         FileSource::Git => rules_by_git(root, &entries),
         FileSource::Directories => rules_by_files(root, &entries),
+        FileSource::Events => return None,
     };
     if hidden.is_empty() {
         return None;

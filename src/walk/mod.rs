@@ -166,6 +166,9 @@ pub enum FileSource {
     /// git listed them: tracked files plus untracked ones no ignore rule hides
     /// ([`tracked`]).
     Git,
+    /// No listing: only the indexed files a file watch reported changed were stat-ed
+    /// ([`stat_known`]); every other indexed file is taken as unchanged.
+    Events,
 }
 
 /// What a walk found: the regular files, sorted by path, and the paths it could not
@@ -274,6 +277,47 @@ impl Skips {
 /// Root-relative path with `/` separators, each name escaped by [`path_text`].
 fn relative(root: &Path, path: &Path) -> Option<String> {
     Some(path_text::encode(path.strip_prefix(root).ok()?))
+}
+
+/// What [`stat_known`] found of some paths.
+#[derive(Debug, Default)]
+pub struct Stated {
+    /// The regular files among them, sorted by path.
+    pub files: Vec<WalkedFile>,
+    /// The paths (in [`path_text`] form) that no longer exist.
+    pub missing: Vec<String>,
+}
+
+/// Stats `paths` (absolute, beneath `root`; symbolic links not followed) as a walk
+/// would list them: each is a regular file (its size and modification time) or gone.
+/// `None` when one of them is anything else, lies outside `root`, or cannot be
+/// stat-ed: the caller then walks the tree instead. Duplicates are stat-ed once.
+pub fn stat_known(root: &Path, paths: &[PathBuf]) -> Option<Stated> {
+    let mut out = Stated::default();
+    let mut seen = std::collections::HashSet::new();
+    for abs in paths {
+        let rel = abs.strip_prefix(root).ok()?;
+        if rel.as_os_str().is_empty() {
+            return None;
+        }
+        let text = path_text::encode(rel);
+        if !seen.insert(text.clone()) {
+            continue;
+        }
+        match std::fs::symlink_metadata(abs) {
+            Ok(meta) if meta.is_file() => out.files.push(WalkedFile {
+                path: text,
+                abs_path: abs.clone(),
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => out.missing.push(text),
+            _ => return None,
+        }
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.missing.sort();
+    Some(out)
 }
 
 /// Modification time of `meta` in nanoseconds since the epoch.
