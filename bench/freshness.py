@@ -23,6 +23,7 @@ event pending waits for that run.
 How to run (after `cargo build --release`):
 
     python3 bench/freshness.py [--corpus DIR] [--edits 50] [--no-watch]
+                               [--language python|c] [--no-ignore]
 
 The binary is $CONSTELLATION_BIN, else target/release/constellation. Exit status 0, or
 2 when a prerequisite is missing.
@@ -65,6 +66,11 @@ def main() -> None:
     ap.add_argument("--gap", type=float, default=300.0, help="ms between edits")
     ap.add_argument("--timeout", type=float, default=10.0, help="s to wait for one edit")
     ap.add_argument("--no-watch", action="store_true", help="serve with --no-watch")
+    ap.add_argument("--language", choices=["python", "c"], default="python",
+                    help="edit .py files (a new def) or .c files (a new C function)")
+    ap.add_argument("--no-ignore", action="store_true",
+                    help="index and serve with --no-ignore (a tree whose .gitignore hides it, "
+                         "like Debian's kernel source)")
     args = ap.parse_args()
 
     binary = constellation_bin()
@@ -76,18 +82,20 @@ def main() -> None:
         root = os.path.join(work, "tree")
         copy_tree(source, root)
         db = os.path.join(work, "index.db")
-        cmd = [binary, "index", root, "--db", db, "--quiet"]
+        ignore = ["--no-ignore"] if args.no_ignore else []
+        cmd = [binary, "index", root, "--db", db, "--quiet", *ignore]
         print("$ " + " ".join(cmd).replace(root, "COPY").replace(db, "DB"))
         subprocess.run(cmd, check=True)
+        ext = ".py" if args.language == "python" else ".c"
         py = sorted(
             os.path.join(d, f)
             for d, _, fs in os.walk(root)
             for f in fs
-            if f.endswith(".py") and "test" not in os.path.relpath(d, root)
+            if f.endswith(ext) and "test" not in os.path.relpath(d, root)
         )
         if not py:
-            die("no .py files in the corpus")
-        extra = ["--no-watch"] if args.no_watch else []
+            die(f"no {ext} files in the corpus")
+        extra = (["--no-watch"] if args.no_watch else []) + ignore
         server = McpServer(binary, root, db, "freshness_bench", extra_args=extra)
         print(f"$ {binary} serve COPY --db DB {' '.join(extra)}".rstrip())
         server.call("search_symbols", {"query": "warm"})
@@ -100,7 +108,10 @@ def main() -> None:
             name = f"cst_probe_{k}"
             path = rng.choice(py)
             with open(path, "a", encoding="utf-8") as f:
-                f.write(f"\n\ndef {name}():\n    return {k}\n")
+                if args.language == "python":
+                    f.write(f"\n\ndef {name}():\n    return {k}\n")
+                else:
+                    f.write(f"\nint {name}(void)\n{{\n\treturn {k};\n}}\n")
             written = time.perf_counter()
             seen = None
             while time.perf_counter() - written < args.timeout:
@@ -120,7 +131,7 @@ def main() -> None:
         watcher = (status.get("structuredContent") or {}).get("roots", [{}])[0].get("watcher") or {}
         server.close()
         mode = "without a watch (--no-watch)" if args.no_watch else "with the file watch"
-        print(f"corpus: {source if args.corpus else 'the Python stdlib'} ({len(py)} .py files edited at random), {mode}")
+        print(f"corpus: {source if args.corpus else 'the Python stdlib'} ({len(py)} {ext} files edited at random), {mode}")
         print(f"edits: {args.edits}, seen within {args.timeout:.0f} s: {len(latencies)}, missed: {missed}; search calls: {calls}")
         if latencies:
             print(

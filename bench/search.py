@@ -27,7 +27,8 @@ and the sources it reads are the bench's own, never committed):
      - typo: one random substitution or deletion in a name of 5+ characters; correct
        when the symbol is in the top 5 (strict), or a same-named one is (lenient);
   4. latency of every call, from request to answer, through that one server (warm:
-     a first call loads the in-degrees before timing starts). The server watches the
+     a first call is made before timing starts; the in-degrees that rank hits are read
+     as the candidates of each query need them, then kept). The server watches the
      tree (the default of `serve`): nothing changes during the run, so no call walks
      it. Also printed: what a walk of the tree costs (`index --check`), which a call
      pays at most once a second under `serve --no-watch`.

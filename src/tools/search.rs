@@ -32,9 +32,10 @@
 //!
 //! Within the exact and fuzzy tiers, popularity breaks ties: ln(1 + in-degree), the
 //! number of resolved edges (calls, imports, bases) reaching the node. In-degree rather
-//! than PageRank because it costs one pass over an index per generation, where PageRank
-//! needs the whole symbol graph loaded; over call graphs the two order the top nodes
-//! alike.
+//! than PageRank because it costs one index probe per candidate (kept for the
+//! generation; one pass over the index when a query has more than 10,000 new
+//! candidates), where PageRank needs the whole symbol graph loaded; over call graphs the
+//! two order the top nodes alike.
 
 use std::collections::HashSet;
 
@@ -44,7 +45,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lang::identifiers::{name_token, split_identifier};
 use crate::lang::Language;
-use crate::store::symbol_search::{self as rows, ShownSymbol};
+use crate::store::symbol_search::{self as rows, InDegrees, ShownSymbol};
 
 use super::symbol_names::{names_node, parse_name, NameQuery};
 use super::symbol_summary::count_tokens;
@@ -223,18 +224,20 @@ fn quoted(s: &str) -> String {
 /// `invalid_filter` for an unknown kind or language or a glob that does not compile;
 /// `budget_too_small`; `database_error`.
 pub fn search_symbols(ws: &Workspace, args: &SearchArgs) -> Result<SearchAnswer, ToolError> {
-    // In-degrees first: reloading them takes a pooled connection, and a call that held
-    // one while waiting for another could exhaust the pool with a few others doing the
-    // same (every call stalled for the pool's 30 s timeout under 16 clients).
+    // In-degrees first: the generation they belong to is read on a pooled connection,
+    // and a call that held one while waiting for another could exhaust the pool with a
+    // few others doing the same (every call stalled for the pool's 30 s timeout under 16
+    // clients).
     let degrees = ws.in_degrees()?;
     let conn = ws.store().conn()?;
     search(&conn, &degrees, args)
 }
 
-/// [`search_symbols`] on a connection, with the in-degrees of the nodes (`degrees[id]`).
+/// [`search_symbols`] on a connection, with the in-degrees of the nodes (read as the
+/// candidates need them, and kept in `degrees`).
 pub fn search(
     conn: &Connection,
-    degrees: &[u32],
+    degrees: &InDegrees,
     args: &SearchArgs,
 ) -> Result<SearchAnswer, ToolError> {
     let query = args.query.trim();
@@ -279,14 +282,8 @@ pub fn search(
         None => None,
     };
     let path_ok = |p: &str| glob.as_ref().is_none_or(|g| g.is_match(p));
-    let pop = |id: i64| {
-        let d = usize::try_from(id)
-            .ok()
-            .and_then(|i| degrees.get(i))
-            .copied()
-            .unwrap_or(0);
-        f64::from(d).ln_1p()
-    };
+    // Popularity: ln(1 + in-degree), of candidates whose in-degrees are loaded first.
+    let pop = |id: i64| f64::from(degrees.get(id)).ln_1p();
 
     let parsed = parse_query(query);
     let mut found: Vec<Scored> = Vec::new();
@@ -323,6 +320,7 @@ pub fn search(
             Some(n) => rows::ids_named(conn, n)?.into_iter().collect(),
             None => HashSet::new(),
         };
+        degrees.load(conn, ids.iter().copied())?;
         let mut ranked: Vec<(f64, i64)> = ids
             .iter()
             .map(|&id| {
@@ -423,6 +421,7 @@ pub fn search(
         // glob may still reject some).
         let best = ids.iter().map(|x| x.2).fold(1e-9, f64::max);
         let prefix_token = parsed.token.as_deref();
+        degrees.load(conn, ids.iter().map(|(id, _, _)| *id))?;
         let mut ranked: Vec<Candidate> = Vec::with_capacity(ids.len());
         for (id, name, bm25) in &ids {
             if seen.contains(id) {
@@ -500,6 +499,7 @@ pub fn search(
                     &format!("name:{}{filters}", quoted(&name_tok)),
                     EXACT_CAP,
                 )?;
+                degrees.load(conn, ids.iter().copied())?;
                 let mut ranked: Vec<(f64, i64)> = ids.iter().map(|&id| (pop(id), id)).collect();
                 ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
                 let mut taken = 0;

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::store::symbol_search::{self as rows, CallLink, ShownSymbol};
+use crate::store::symbol_search::{self as rows, CallLink, InDegrees, ShownSymbol};
 
 use super::search::{self, SearchArgs};
 use super::symbol_names::{names_node, parse_name};
@@ -108,10 +108,11 @@ pub fn get_symbol_source(ws: &Workspace, args: &SourceArgs) -> Result<SymbolSour
     symbol_source(&conn, &degrees, ws.root(), args)
 }
 
-/// [`get_symbol_source`] on a connection (`degrees`: in-degrees for the suggestions).
+/// [`get_symbol_source`] on a connection (`degrees`: in-degrees for the suggestions,
+/// read as needed).
 pub fn symbol_source(
     conn: &Connection,
-    degrees: &[u32],
+    degrees: &InDegrees,
     root: &std::path::Path,
     args: &SourceArgs,
 ) -> Result<SymbolSource, ToolError> {
@@ -381,7 +382,7 @@ fn docstring(lines: &[&str], row: &ShownSymbol) -> Option<String> {
 /// ambiguous name.
 pub fn resolve_symbol(
     conn: &Connection,
-    degrees: &[u32],
+    degrees: &InDegrees,
     text: &str,
 ) -> Result<ShownSymbol, ToolError> {
     let text = text.trim();
@@ -489,7 +490,7 @@ fn ambiguous_paths(text: &str, paths: &[String]) -> ToolError {
 }
 
 /// `not_found` for `text`, suggesting what a search for it finds.
-fn not_found(conn: &Connection, degrees: &[u32], text: &str) -> ToolError {
+fn not_found(conn: &Connection, degrees: &InDegrees, text: &str) -> ToolError {
     let query = parse_name(text)
         .segments
         .last()

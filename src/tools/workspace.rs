@@ -37,7 +37,7 @@ pub struct Workspace {
     last_fresh: Mutex<Option<std::time::Instant>>,
     /// The in-degree of every node (the search ranking's popularity), with the
     /// generation it was read at.
-    in_degrees: Mutex<Option<(i64, Arc<Vec<u32>>)>>,
+    in_degrees: Mutex<Option<(i64, Arc<store::symbol_search::InDegrees>)>>,
     /// Events seen and index runs made, kept whether or not a watch runs.
     freshness: Arc<FreshnessCounters>,
     /// The file watcher, once [`Workspace::watch`] started one.
@@ -422,11 +422,11 @@ impl Workspace {
         )
     }
 
-    /// How many edges other than `contains` reach each node (indexed by node id), read
-    /// once per generation: one pass over the `edges_dst` index, much cheaper than
-    /// loading the symbol graph for its PageRank. Takes pooled connections: a caller
-    /// must not hold one while it calls this.
-    pub fn in_degrees(&self) -> Result<Arc<Vec<u32>>, ToolError> {
+    /// The in-degrees of the nodes (edges other than `contains` and `references`), read
+    /// on demand and kept for the current generation: much cheaper than loading the
+    /// symbol graph for its PageRank. Takes a pooled connection for the generation: a
+    /// caller must not hold one while it calls this.
+    pub fn in_degrees(&self) -> Result<Arc<store::symbol_search::InDegrees>, ToolError> {
         let generation = self.store.generation()?;
         let mut cached = self
             .in_degrees
@@ -437,7 +437,7 @@ impl Workspace {
                 return Ok(Arc::clone(v));
             }
         }
-        let v = Arc::new(store::symbol_search::in_degrees(&*self.store.conn()?)?);
+        let v = Arc::new(store::symbol_search::InDegrees::default());
         *cached = Some((generation, Arc::clone(&v)));
         Ok(v)
     }
