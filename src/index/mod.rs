@@ -351,16 +351,22 @@ pub fn index(
     opts: &IndexOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<IndexReport, IndexError> {
+    let _run = take_run_lock(store)?;
+    index_locked(store, root, opts, progress)
+}
+
+/// The database's run lock, waited for (`None` for a private file: a build from nothing
+/// is locked through the database it becomes).
+///
+/// Errors: the database can only be read; the lock cannot be taken.
+fn take_run_lock(store: &Store) -> Result<Option<run_lock::RunLock>, IndexError> {
     if let Some(e) = store.read_only_error() {
         return Err(e.into());
     }
-    // A private file (a build from nothing) is locked through the database it becomes.
-    let _run = if store.is_private() {
-        None
-    } else {
-        Some(run_lock::RunLock::acquire(store.path())?)
-    };
-    index_locked(store, root, opts, progress)
+    if store.is_private() {
+        return Ok(None);
+    }
+    Ok(Some(run_lock::RunLock::acquire(store.path())?))
 }
 
 /// Like [`index`], but without waiting: `Ok(None)` at once when another process holds
@@ -403,14 +409,7 @@ pub fn index_paths(
     progress: &(dyn Fn(Progress) + Sync),
     changed: &[PathBuf],
 ) -> Result<IndexReport, IndexError> {
-    if let Some(e) = store.read_only_error() {
-        return Err(e.into());
-    }
-    let _run = if store.is_private() {
-        None
-    } else {
-        Some(run_lock::RunLock::acquire(store.path())?)
-    };
+    let _run = take_run_lock(store)?;
     let started = Instant::now();
     if let Some((stated, stored)) = known_changes(store, root, opts, changed)? {
         let walked = walk::Walk {

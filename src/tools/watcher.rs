@@ -47,10 +47,16 @@ pub trait Refresh: Send + Sync {
     /// Brings the index up to date with the disk (an incremental run). `changed`: the
     /// paths the watch saw change since the last run (absolute), when it knows them
     /// all; `None` when it does not (the first run, lost events): then the tree must
-    /// be walked.
+    /// be walked. `events_at_start`: the event count read before `changed` was taken,
+    /// for [`FreshnessCounters::note_run`] (every event it counts is in `changed` or in
+    /// an earlier run's list).
     ///
     /// Errors: the run's, as text (it is only logged).
-    fn refresh_now(&self, changed: Option<&[PathBuf]>) -> Result<IndexReport, String>;
+    fn refresh_now(
+        &self,
+        changed: Option<&[PathBuf]>,
+        events_at_start: u64,
+    ) -> Result<IndexReport, String>;
 }
 
 /// Beyond this many changed paths between two runs, the watch stops listing them and
@@ -257,13 +263,21 @@ fn refresher<R: Refresh>(
                 return;
             };
             counters.background_runs.fetch_add(1, Ordering::Relaxed);
-            // What changed until now; later events are listed for the next run.
+            // The count first, then the list: an event counted by then has its paths in
+            // the list (the callback lists before it counts) or in an earlier run's; a
+            // later one is not counted, so another run follows it.
+            let events_at_start = counters.events();
             let listed = match changed.lock() {
                 Ok(mut list) => list.replace(BTreeSet::new()),
                 Err(_) => None,
             };
             let listed: Option<Vec<PathBuf>> = listed.map(|set| set.into_iter().collect());
-            match target.refresh_now(listed.as_deref()) {
+            let result = target.refresh_now(listed.as_deref(), events_at_start);
+            if result.is_err() {
+                // The listed paths were not indexed: the next run walks.
+                forget_changes(&changed);
+            }
+            match result {
                 Ok(r) => {
                     if r.file_source != crate::walk::FileSource::Events {
                         counters.background_walks.fetch_add(1, Ordering::Relaxed);

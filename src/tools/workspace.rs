@@ -151,17 +151,28 @@ impl Workspace {
     /// `None`: the watch does not know what changed (it lost events, or just started).
     ///
     /// Errors: as [`Workspace::refresh`].
-    pub fn refresh_changed(&self, changed: Option<&[PathBuf]>) -> Result<IndexReport, ToolError> {
-        self.run_index(false, changed, &|_| {}, true)?
+    ///
+    /// `events_at_start`: the watch's event count when `changed` was taken (the run is
+    /// current up to it, see [`super::watcher::FreshnessCounters::note_run`]).
+    pub fn refresh_changed(
+        &self,
+        changed: Option<&[PathBuf]>,
+        events_at_start: u64,
+    ) -> Result<IndexReport, ToolError> {
+        self.run_index(false, Some((changed, events_at_start)), &|_| {}, true)?
             .ok_or_else(|| ToolError::Internal("an index run that waits returned busy".into()))
     }
 
     /// One index run of this workspace (serialized within the process). With `wait`
     /// false and another process indexing the same database now, `Ok(None)` at once.
+    ///
+    /// `watched`: a run of the file watch, with the paths it listed (`None`: unknown,
+    /// walk) and its event count when it took them; `None` for any other run, which
+    /// walks and reads the event count itself.
     fn run_index(
         &self,
         full: bool,
-        changed: Option<&[PathBuf]>,
+        watched: Option<(Option<&[PathBuf]>, u64)>,
         progress: &(dyn Fn(Progress) + Sync),
         wait: bool,
     ) -> Result<Option<IndexReport>, ToolError> {
@@ -173,7 +184,10 @@ impl Workspace {
             full,
             ..self.options.clone()
         };
-        let events_at_start = self.freshness.events();
+        let (changed, events_at_start) = match watched {
+            Some((changed, events)) => (changed, events),
+            None => (None, self.freshness.events()),
+        };
         let report = if let Some(changed) = changed {
             index::index_paths(&self.store, &self.root, &opts, progress, changed)?
         } else if wait {
@@ -527,7 +541,12 @@ where
 }
 
 impl Refresh for Workspace {
-    fn refresh_now(&self, changed: Option<&[PathBuf]>) -> Result<IndexReport, String> {
-        self.refresh_changed(changed).map_err(|e| e.to_string())
+    fn refresh_now(
+        &self,
+        changed: Option<&[PathBuf]>,
+        events_at_start: u64,
+    ) -> Result<IndexReport, String> {
+        self.refresh_changed(changed, events_at_start)
+            .map_err(|e| e.to_string())
     }
 }
