@@ -195,6 +195,22 @@ fn a_watching_server_reports_its_freshness_in_every_answer_and_in_get_status() {
     let watcher = &status["structuredContent"]["roots"][0]["watcher"];
     assert_eq!(watcher["backgroundWalks"], 2, "{watcher}");
     assert_eq!(watcher["callWalks"], 0);
+
+    // A rule added to .gitignore changes which files are indexed without touching them:
+    // that run walks too, and b.py leaves the index.
+    write(&root, ".gitignore", "b.py\n");
+    let gone = eventually(
+        &mut c,
+        "search_symbols",
+        json!({"query": "gamma"}),
+        "b.py ignored",
+        |r| r["structuredContent"]["hits"].as_array().is_some_and(|h| h.is_empty()),
+    );
+    assert_eq!(stamp(&gone)["pendingChanges"], false);
+    let status = c.call("get_status", json!({}));
+    let watcher = &status["structuredContent"]["roots"][0]["watcher"];
+    assert_eq!(watcher["backgroundWalks"], 3, "{watcher}");
+    assert_eq!(watcher["callWalks"], 0);
 }
 
 #[test]

@@ -10,7 +10,9 @@
 //! index run. The callback also lists the paths the events name (up to [`MAX_LISTED`]):
 //! when each is a file the index holds, the run stats only them and walks nothing
 //! ([`crate::index::index_paths`]); a new path, a directory or a longer list makes it an
-//! ordinary run with a walk of the tree.
+//! ordinary run with a walk of the tree, and so does a write to an ignore file
+//! (`.gitignore`, `.ignore`, `.git/info/exclude`), which may change which files are
+//! indexed without touching any of them.
 //!
 //! What a call may rely on: every index run remembers how many events had been counted
 //! when it started ([`FreshnessCounters::note_run`]); as long as no event has been
@@ -210,6 +212,11 @@ impl Watch {
                     }
                     true
                 }
+                Ok(event) if changes_ignore_rules(event, &handler_root) => {
+                    // Which files are indexed may change: the next run walks.
+                    forget_changes(&listing);
+                    true
+                }
                 Ok(event) => {
                     let relevant = is_relevant(event, &handler_root, &own_files);
                     if relevant {
@@ -325,6 +332,26 @@ fn list_changes(changed: &Changed, event: &Event, root: &Path, own_files: &[Path
     }
 }
 
+/// Whether `event` writes an ignore file the walk reads (`.gitignore` or `.ignore` at
+/// any depth, `.git/info/exclude` of the root): which files are indexed may change
+/// without any of them changing, so only a walk can tell.
+fn changes_ignore_rules(event: &Event, root: &Path) -> bool {
+    if matches!(event.kind, EventKind::Access(_)) {
+        return false;
+    }
+    event.paths.iter().any(|path| {
+        let Ok(rel) = path.strip_prefix(root) else {
+            return false;
+        };
+        if rel == Path::new(".git/info/exclude") {
+            return true;
+        }
+        let named = |n: &str| rel.file_name().is_some_and(|f| f == n);
+        (named(".gitignore") || named(".ignore"))
+            && !rel.components().any(|c| c.as_os_str() == ".git")
+    })
+}
+
 /// Drops the list of changes: the next run walks the tree.
 fn forget_changes(changed: &Changed) {
     if let Ok(mut guard) = changed.lock() {
@@ -419,6 +446,30 @@ mod tests {
         list_changes(&changed, &event(modify, "/ws/a.py"), root, &own);
         forget_changes(&changed);
         assert!(changed.lock().unwrap().is_none(), "lost events: walk");
+    }
+
+    #[test]
+    fn writes_to_ignore_files_make_the_next_run_walk() {
+        let root = Path::new("/ws");
+        let modify = EventKind::Modify(ModifyKind::Any);
+        for path in [
+            "/ws/.gitignore",
+            "/ws/sub/.gitignore",
+            "/ws/a/.ignore",
+            "/ws/.git/info/exclude",
+        ] {
+            assert!(changes_ignore_rules(&event(modify, path), root), "{path}");
+        }
+        for path in [
+            "/ws/a.py",
+            "/ws/.git/index",
+            "/ws/.git/x/.gitignore",
+            "/elsewhere/.gitignore",
+        ] {
+            assert!(!changes_ignore_rules(&event(modify, path), root), "{path}");
+        }
+        let read = EventKind::Access(AccessKind::Any);
+        assert!(!changes_ignore_rules(&event(read, "/ws/.gitignore"), root));
     }
 
     #[test]
