@@ -204,7 +204,11 @@ fn a_watching_server_reports_its_freshness_in_every_answer_and_in_get_status() {
         "search_symbols",
         json!({"query": "gamma"}),
         "b.py ignored",
-        |r| r["structuredContent"]["hits"].as_array().is_some_and(|h| h.is_empty()),
+        |r| {
+            r["structuredContent"]["hits"]
+                .as_array()
+                .is_some_and(|h| h.is_empty())
+        },
     );
     assert_eq!(stamp(&gone)["pendingChanges"], false);
     let status = c.call("get_status", json!({}));

@@ -230,7 +230,13 @@ impl Server {
         let Ok(default) = self.default_workspace() else {
             return;
         };
-        let mut rest = self.open_workspaces().unwrap_or_default();
+        let mut rest = match self.open_workspaces() {
+            Ok(all) => all,
+            Err(e) => {
+                tracing::error!("only the default workspace is brought up to date: {e}");
+                Vec::new()
+            }
+        };
         rest.retain(|w| w.root() != default.root());
         rest.sort_by(|a, b| a.root().cmp(b.root()));
         let all: Vec<Arc<Workspace>> = std::iter::once(default).chain(rest).collect();

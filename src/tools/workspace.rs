@@ -35,8 +35,8 @@ pub struct Workspace {
     symbol_graph: Mutex<Option<Arc<SymbolGraph>>>,
     /// When the index last matched the disk (end of the last successful refresh).
     last_fresh: Mutex<Option<std::time::Instant>>,
-    /// The in-degree of every node (the search ranking's popularity), with the
-    /// generation it was read at.
+    /// The in-degrees of nodes (the search ranking's popularity) read so far, with the
+    /// generation they belong to.
     in_degrees: Mutex<Option<(i64, Arc<store::symbol_search::InDegrees>)>>,
     /// Events seen and index runs made, kept whether or not a watch runs.
     freshness: Arc<FreshnessCounters>,
@@ -149,11 +149,10 @@ impl Workspace {
     /// (absolute paths): when each is a file the index holds, only they are stat-ed,
     /// with no walk of the tree ([`index::index_paths`]); else the tree is walked.
     /// `None`: the watch does not know what changed (it lost events, or just started).
-    ///
-    /// Errors: as [`Workspace::refresh`].
-    ///
     /// `events_at_start`: the watch's event count when `changed` was taken (the run is
     /// current up to it, see [`super::watcher::FreshnessCounters::note_run`]).
+    ///
+    /// Errors: as [`Workspace::refresh`].
     pub fn refresh_changed(
         &self,
         changed: Option<&[PathBuf]>,
