@@ -524,42 +524,38 @@ impl<'c> IndexTx<'c> {
     /// cleared ([`IndexTx::clear_file_symbols`], `keep_file_node` true) or deleted
     /// ([`IndexTx::delete_file_contents`], false); those calls then leave the search
     /// table alone. Deleting per file costs FTS5 a new segment and a merge each time
-    /// (see [`super::symbol_search::delete_rows_of_files`]).
+    /// (see [`super::symbol_search::delete_rows`]).
     pub fn delete_search_rows(&self, files: &[(i64, bool)]) -> Result<(), StoreError> {
         let mut gone = self.search_rows_gone.borrow_mut();
         let todo: Vec<(i64, bool)> = files
             .iter()
             .copied()
-            // Already gone: the same rows, or all of them (`false`).
-            .filter(|(id, keep)| !matches!(gone.get(id), Some(k) if k == keep || !*k))
+            .filter(|(id, _)| !gone.contains_key(id))
             .collect();
-        super::symbol_search::delete_rows_of_files(&self.tx, &todo)?;
+        let ids = super::symbol_search::node_ids_of_files(&self.tx, &todo)?;
+        super::symbol_search::delete_rows(&self.tx, ids)?;
         gone.extend(todo);
         Ok(())
     }
 
-    /// The search rows of one file, unless [`IndexTx::delete_search_rows`] deleted them
-    /// (the same way) already.
+    /// The search rows of one file (all its nodes', or all but its `file` node's), less
+    /// those [`IndexTx::delete_search_rows`] deleted already.
     fn delete_search_rows_of(&self, file_id: i64, keep_file_node: bool) -> Result<(), StoreError> {
-        let done = self.search_rows_gone.borrow_mut().remove(&file_id);
-        match done {
-            None => {
-                super::symbol_search::delete_rows_of_files(&self.tx, &[(file_id, keep_file_node)])
-            }
-            Some(kept) if kept == keep_file_node || !kept => Ok(()),
-            // The symbols' rows went, the file node's stayed: this delete takes it too.
-            Some(_) => {
-                if let Some(node) = self
+        let rows = match self.search_rows_gone.borrow_mut().remove(&file_id) {
+            None => (file_id, keep_file_node),
+            // The symbols' rows went before; the file node's stayed and goes now.
+            Some(true) if !keep_file_node => {
+                let node = self
                     .tx
                     .prepare_cached("SELECT id FROM nodes WHERE file_id = ?1 AND kind = 'file'")?
                     .query_row([file_id], |r| r.get::<_, i64>(0))
-                    .optional()?
-                {
-                    super::symbol_search::delete_row(&self.tx, node)?;
-                }
-                Ok(())
+                    .optional()?;
+                return super::symbol_search::delete_rows(&self.tx, node.into_iter().collect());
             }
-        }
+            Some(_) => return Ok(()),
+        };
+        let ids = super::symbol_search::node_ids_of_files(&self.tx, &[rows])?;
+        super::symbol_search::delete_rows(&self.tx, ids)
     }
 
     /// Updates the span of a `file` node kept by [`IndexTx::clear_file_symbols`].

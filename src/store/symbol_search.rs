@@ -63,22 +63,12 @@ pub(super) fn insert_row(
     Ok(())
 }
 
-/// Deletes the search rows of the nodes of several files, in one statement: each
-/// `(file_id, keep_file_node)` loses the rows of all its nodes, or of all but its `file`
-/// node. Call before deleting the nodes.
-///
-/// One statement for many files, rowids ascending, because FTS5 writes its pending
-/// terms out as a new segment at every statement that deletes (a statement savepoint)
-/// and whenever a rowid comes below the last one written; a delete per file, between
-/// the inserts of the new nodes, made a segment and an index merge per file (a
-/// 553-file checkout spent a third of its run there).
-pub(super) fn delete_rows_of_files(
+/// The ids of the nodes of several files: each `(file_id, keep_file_node)` gives all
+/// its nodes, or all but its `file` node.
+pub(super) fn node_ids_of_files(
     conn: &Connection,
     files: &[(i64, bool)],
-) -> Result<(), StoreError> {
-    if files.is_empty() {
-        return Ok(());
-    }
+) -> Result<Vec<i64>, StoreError> {
     let mut ids = Vec::new();
     for &(file_id, keep_file_node) in files {
         let sql = if keep_file_node {
@@ -91,6 +81,18 @@ pub(super) fn delete_rows_of_files(
             ids.push(id?);
         }
     }
+    Ok(ids)
+}
+
+/// Deletes the search rows of the nodes `ids`, in one statement, rowids ascending. Call
+/// before deleting the nodes.
+///
+/// One statement for many files' nodes, because FTS5 writes its pending terms out as a
+/// new segment at every statement that deletes (a statement savepoint) and whenever a
+/// rowid comes below the last one written; a delete per file, between the inserts of
+/// the new nodes, made a segment and an index merge per file (a 553-file checkout spent
+/// a third of its run there).
+pub(super) fn delete_rows(conn: &Connection, mut ids: Vec<i64>) -> Result<(), StoreError> {
     if ids.is_empty() {
         return Ok(());
     }
@@ -104,13 +106,6 @@ pub(super) fn delete_rows_of_files(
         "DELETE FROM symbol_search WHERE rowid IN (SELECT value FROM json_each(?1) ORDER BY value)",
     )?
     .execute([list])?;
-    Ok(())
-}
-
-/// Deletes the search row of one node.
-pub(super) fn delete_row(conn: &Connection, node_id: i64) -> Result<(), StoreError> {
-    conn.prepare_cached("DELETE FROM symbol_search WHERE rowid = ?1")?
-        .execute([node_id])?;
     Ok(())
 }
 
