@@ -106,6 +106,28 @@ enum Command {
         /// (provenance `scip`, confidence 1.0). Repeatable.
         #[arg(long, value_name = "FILE")]
         scip: Vec<PathBuf>,
+        /// Index only shard K of N of the files (chosen by a hash of each path, the same
+        /// on every machine), from nothing, into --db, leaving references unresolved for
+        /// `constellation merge`: N jobs index N shards, one merge makes the index.
+        #[arg(long, value_name = "K/N", conflicts_with_all = ["check", "scip"])]
+        shard: Option<constellation::index::shard::ShardSpec>,
+    },
+    /// Combine the shard databases of `index --shard K/N` (all N of one tree) into the
+    /// new index database OUT, resolving every reference over the whole tree: the
+    /// result equals a single build (`export` is byte-identical).
+    Merge {
+        /// The index database to write; must not exist.
+        out: PathBuf,
+        /// The shard databases, in any order.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// The tree's checkout on this machine (default: the root the shards were
+        /// indexed at); resolution reads its build files (tsconfig.json, go.mod, ...).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Print one JSON object with counts and timings.
+        #[arg(long)]
+        json: bool,
     },
     /// Export the index to stdout: the whole graph as JSON (byte-identical for identical
     /// trees), the file-level dependency graph as Graphviz DOT, or that graph drawn as a
@@ -447,6 +469,7 @@ fn options(g: &Global) -> IndexOptions {
         },
         record_noop: false,
         scip: Vec::new(),
+        shard: None,
     }
 }
 
@@ -693,13 +716,15 @@ fn run(cli: Cli) -> Result<i32> {
             vacuum,
             vacuum_into,
             scip,
+            shard,
             ..
         } => {
             let view = ProgressView::new(g.quiet || json);
             let mut opts = options(&g);
-            opts.full = full;
+            opts.full = full || shard.is_some();
             opts.record_noop = true;
             opts.scip = scip;
+            opts.shard = shard;
             let db = db_path(&root, &g);
             let progress = |p| view.update(p);
             let (ws, report) = if db.exists() {
@@ -733,9 +758,12 @@ fn run(cli: Cli) -> Result<i32> {
                 }
                 outln!("{v}")?;
             } else {
+                let what = match shard {
+                    Some(s) => format!("shard {s} of {}", ws.root().display()),
+                    None => ws.root().display().to_string(),
+                };
                 outln!(
-                    "indexed {}: {} files seen, {} hashed, {} parsed, {} removed; {} nodes, {} edges; generation {}; {:.2}s",
-                    ws.root().display(),
+                    "indexed {what}: {} files seen, {} hashed, {} parsed, {} removed; {} nodes, {} edges; generation {}; {:.2}s",
                     report.files_seen,
                     report.files_hashed,
                     report.files_parsed,
@@ -762,6 +790,34 @@ fn run(cli: Cli) -> Result<i32> {
                 if vacuum || vacuum_into.is_some() {
                     outln!("compacted: {}", serde_json::Value::Object(extra))?;
                 }
+            }
+        }
+        Command::Merge {
+            out,
+            shards,
+            root,
+            json,
+        } => {
+            let view = ProgressView::new(g.quiet || json);
+            let progress = |p| view.update(p);
+            let report =
+                constellation::index::shard::merge(&out, &shards, root.as_deref(), &progress)?;
+            view.finish();
+            if json {
+                outln!("{}", serde_json::to_value(&report)?)?;
+            } else {
+                outln!(
+                    "merged {} shards into {}: {} files; {} references resolved; {} nodes, {} edges; {:.2}s (write {:.2}s, resolve {:.2}s)",
+                    shards.len(),
+                    out.display(),
+                    report.files_seen,
+                    report.refs_resolved,
+                    report.nodes,
+                    report.edges,
+                    report.duration_ms as f64 / 1000.0,
+                    report.parse_ms as f64 / 1000.0,
+                    report.resolve_ms as f64 / 1000.0
+                )?;
             }
         }
         Command::Export {

@@ -12,6 +12,7 @@ mod relpath;
 mod resolve;
 pub mod run_lock;
 pub mod scip;
+pub mod shard;
 
 use resolve::Changes;
 pub use resolve::Rule;
@@ -46,6 +47,9 @@ pub struct IndexOptions {
     /// (see [`scip`]). Read before anything is written: an unreadable or corrupt one
     /// fails the run and leaves the database as it was.
     pub scip: Vec<PathBuf>,
+    /// `index --shard K/N`: index only the files of shard K of N ([`shard::shard_of`]),
+    /// from nothing, and leave their references unresolved for [`shard::merge`].
+    pub shard: Option<shard::ShardSpec>,
 }
 
 /// Progress of a run, for a progress bar or log lines. Counts are files.
@@ -181,6 +185,10 @@ pub enum IndexError {
     /// it). `message` names the rules and the override.
     #[error("{message} The index keeps its {files} files: nothing was removed.")]
     AllHidden { message: String, files: usize },
+    /// Shards that cannot be merged, or a merge that cannot write its output; the
+    /// message says which and what to do.
+    #[error("{0}")]
+    Shard(String),
 }
 
 impl From<rusqlite::Error> for IndexError {
@@ -550,6 +558,21 @@ fn index_walked(
     scope: Option<HashMap<String, StoredFile>>,
 ) -> Result<IndexReport, IndexError> {
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    // A shard is always built from nothing, of its part of the tree; the ignore audit
+    // below judges the whole walk.
+    let whole = walked;
+    let cut = opts.shard.map(|spec| shard::cut(walked, spec, root));
+    let walked = cut.as_ref().map_or(walked, |(w, _)| w);
+    let forced;
+    let opts = if cut.is_some() && !opts.full {
+        forced = IndexOptions {
+            full: true,
+            ..opts.clone()
+        };
+        &forced
+    } else {
+        opts
+    };
     let mut conn = store.conn()?;
     let partial = scope.is_some();
     let stored = match scope {
@@ -588,11 +611,11 @@ fn index_walked(
     for p in &walked.problems {
         report.note_unreadable(p.path.as_deref(), &p.message);
     }
-    if !partial && (walked.files.is_empty() || stored.is_empty() || opts.full) {
+    if !partial && (whole.files.is_empty() || stored.is_empty() || opts.full) {
         let is_code = |p: &str| crate::lang::Language::from_path(p).is_some();
-        report.ignore_warning = walk::ignore_audit::audit(root, walked, &opts.walk, &is_code);
+        report.ignore_warning = walk::ignore_audit::audit(root, whole, &opts.walk, &is_code);
         match &report.ignore_warning {
-            Some(w) if walked.files.is_empty() && !stored.is_empty() => {
+            Some(w) if whole.files.is_empty() && !stored.is_empty() => {
                 return Err(IndexError::AllHidden {
                     message: w.message.clone(),
                     files: stored.len(),
@@ -671,6 +694,12 @@ fn index_walked(
         to_read.len(),
         report.parse_ms
     );
+    if cut.is_some() {
+        // A shard resolves nothing: what its references name is mostly in other shards.
+        for r in std::mem::take(&mut pending.new_refs) {
+            tx.insert_ref(&r, "unresolved", 0)?;
+        }
+    }
     // A manifest or tsconfig that came, went or moved may change any import.
     let configs_moved = to_read
         .iter()
@@ -699,6 +728,7 @@ fn index_walked(
     report.duration_ms = started.elapsed().as_millis() as u64;
     report.generation = new_generation;
     report.changed = changed;
+    crate::store::shard::write_meta(&tx, cut.as_ref().map(|(_, meta)| meta))?;
     commit_run(tx, &started_at, opts.full, &mut report)?;
     let (nodes, edges) = conn.query_row(
         "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges)",
@@ -1284,14 +1314,7 @@ pub fn index_new_database(
     opts: &IndexOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<IndexReport, IndexError> {
-    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
-        crate::store::database_file::create_dir(dir).map_err(|e| {
-            IndexError::Store(StoreError::CreateDir {
-                path: db.to_path_buf(),
-                error: e,
-            })
-        })?;
-    }
+    create_db_dir(db)?;
     let _run = run_lock::RunLock::acquire(db)?;
     let into_existing = || -> Result<IndexReport, IndexError> {
         let store = Store::open(db)?;
@@ -1300,6 +1323,43 @@ pub fn index_new_database(
     if db.exists() {
         return into_existing();
     }
+    match build_new_file(db, |store| index_locked(store, root, opts, progress))? {
+        Some(report) => Ok(report),
+        None => {
+            // Opened (and so created) by a process that does not build: a server
+            // starting. Renaming over it would leave that process on a file nobody
+            // updates.
+            tracing::info!(
+                "{} appeared while it was being built: indexing into it instead",
+                db.display()
+            );
+            into_existing()
+        }
+    }
+}
+
+/// Creates the directory of the database file `db` (one it creates gets a
+/// `.gitignore`, see [`crate::store::database_file::create_dir`]).
+fn create_db_dir(db: &Path) -> Result<(), IndexError> {
+    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::store::database_file::create_dir(dir).map_err(|e| {
+            IndexError::Store(StoreError::CreateDir {
+                path: db.to_path_buf(),
+                error: e,
+            })
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs `build` on a private `DB.partial-PID` file beside `db`, checkpoints and closes
+/// it, and renames it to `db`; the caller holds `db`'s run lock and has seen no `db`.
+/// `Ok(None)` when `db` appeared meanwhile (the partial file is removed, `db` is left
+/// alone). A failed build removes the partial file.
+fn build_new_file(
+    db: &Path,
+    build: impl FnOnce(&Store) -> Result<IndexReport, IndexError>,
+) -> Result<Option<IndexReport>, IndexError> {
     let partial = PathBuf::from(format!("{}.partial-{}", db.display(), std::process::id()));
     let cleanup = |p: &Path| {
         for ext in ["", "-wal", "-shm"] {
@@ -1310,7 +1370,7 @@ pub fn index_new_database(
     remove_stale_partials(db);
     // Errors name `db`, the file the user gave, not the temporary one.
     let store = Store::open_private(&partial).map_err(|e| e.naming(db))?;
-    let report = match index_locked(&store, root, opts, progress) {
+    let report = match build(&store) {
         Ok(r) => r,
         Err(e) => {
             drop(store);
@@ -1320,14 +1380,8 @@ pub fn index_new_database(
     };
     store.publish()?;
     if db.exists() {
-        // Opened (and so created) by a process that does not build: a server starting.
-        // Renaming over it would leave that process on a file nobody updates.
-        tracing::info!(
-            "{} appeared while it was being built: indexing into it instead",
-            db.display()
-        );
         cleanup(&partial);
-        return into_existing();
+        return Ok(None);
     }
     std::fs::rename(&partial, db).map_err(|e| {
         IndexError::Store(StoreError::Publish {
@@ -1336,7 +1390,7 @@ pub fn index_new_database(
         })
     })?;
     cleanup(&partial);
-    Ok(report)
+    Ok(Some(report))
 }
 
 /// Removes `DB.partial-PID` files (and their -wal/-shm) left by builds that were killed:

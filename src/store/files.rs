@@ -296,12 +296,12 @@ const REEXPORT_EDGE: &str = "(r.form = 'reexport' OR (r.qualifier IS NOT NULL
     AND (f.path = '__init__.py' OR f.path = '__init__.pyi'
     OR substr(f.path, -12) = '/__init__.py' OR substr(f.path, -13) = '/__init__.pyi')))";
 
-const REF_COLUMNS: &str =
+pub(super) const REF_COLUMNS: &str =
     "id, file_id, src_id, kind, form, name, qualifier, line, col, receiver_type, bindings, flags";
 /// How many columns [`REF_COLUMNS`] reads.
 const REF_COLUMN_COUNT: usize = 12;
 
-fn stored_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ref> {
+pub(super) fn stored_ref(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ref> {
     Ok(Ref {
         id: r.get(0)?,
         file_id: r.get(1)?,

@@ -238,4 +238,5 @@ pub mod export_reads;
 pub mod files;
 pub mod graph;
 pub mod scip_files;
+pub mod shard;
 pub mod symbol_search;

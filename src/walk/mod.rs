@@ -169,6 +169,9 @@ pub enum FileSource {
     /// No listing: only the indexed files a file watch reported changed were stat-ed
     /// ([`stat_known`]); every other indexed file is taken as unchanged.
     Events,
+    /// No listing: the files came from shard databases, each of which walked the tree
+    /// (`constellation merge`).
+    Shards,
 }
 
 /// What a walk found: the regular files, sorted by path, and the paths it could not
