@@ -51,19 +51,14 @@ named), 2 when a prerequisite is missing or a setup step failed.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import shutil
 import statistics
 import subprocess
-import tarfile
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 
-from benchlib import McpServer, constellation_bin, die, report
+from benchlib import McpServer, constellation_bin, die, fetch_sdist, report, unpack
 
 GIT = ["git", "-c", "user.name=b", "-c", "user.email=b@example.com", "-c", "commit.gpgsign=false"]
 
@@ -73,38 +68,6 @@ def git(repo: str, *args: str) -> str:
     if r.returncode != 0:
         die(f"git {' '.join(args)}: {r.stderr.strip()}")
     return r.stdout
-
-
-def fetch_sdist(index: str, package: str, version: str, dest: str) -> str:
-    """Downloads the sdist of package==version (checked against its sha256) into dest."""
-    meta_url = f"{index}/pypi/{package}/json"
-    with urllib.request.urlopen(meta_url, timeout=60) as r:
-        meta = json.load(r)
-    files = [f for f in meta.get("releases", {}).get(version, []) if f["packagetype"] == "sdist"]
-    if not files:
-        die(f"{package} {version} has no sdist on {index}")
-    url = urllib.parse.urljoin(meta_url, files[0]["url"])
-    print(f"$ GET {url}")
-    with urllib.request.urlopen(url, timeout=300) as r:
-        data = r.read()
-    if hashlib.sha256(data).hexdigest() != files[0]["digests"]["sha256"]:
-        die(f"{url}: sha256 differs from the one PyPI lists")
-    path = os.path.join(dest, files[0]["filename"])
-    with open(path, "wb") as f:
-        f.write(data)
-    return path
-
-
-def unpack(sdist: str, dest: str) -> None:
-    """Extracts the contents of an sdist's single top directory into dest."""
-    scratch = dest + ".x"
-    with tarfile.open(sdist) as t:
-        top = t.getnames()[0].split("/")[0]
-        t.extractall(scratch, filter="data")
-    src = os.path.join(scratch, top)
-    for name in os.listdir(src):
-        shutil.move(os.path.join(src, name), os.path.join(dest, name))
-    shutil.rmtree(scratch)
 
 
 def diff_counts(repo: str, a: str, b: str) -> dict[str, dict[str, int]]:

@@ -22,10 +22,28 @@ What it measures:
      provenance, and the reference it resolves by its own key). Each table is compared as
      a multiset through a digest; when digests differ, the differing rows are listed.
 
+With --targets hot:20,random:20 the edits go to chosen files instead: first the 20
+files with the most definitions referenced from other files (by the initial index:
+distinct symbols of the file that an edge from another file points at), then 20 other
+.py files drawn at random; each gets one edit of a random kind that applies to it (an
+appended function, a deleted one, a rename, a signature, an import added or removed, a
+body, a method, bases). The summary gives p50/p95 per group and overall.
+
+With --served the incremental index is kept by a running `constellation serve ROOT --db
+INC` (its file watch on) instead of `constellation index`: after each edit the bench
+polls `get_status` until the generation moved and nothing is pending, and takes the
+time of the run that picked the edit up from the `index_runs` row it wrote
+(`duration_ms`: the run itself, stat to commit), besides the latency from the write to
+the poll that saw it (an upper bound, polled every 5 ms).
+
+--pypi NAME==VERSION downloads that sdist from PyPI into the temporary directory and
+uses it as the corpus (for example django==5.1.4, 6,900 files).
+
 How to run (after `cargo build --release`):
 
-    python3 bench/incremental_equal.py [--corpus DIR] [--edits 40] [--seed 20] [--keep]
-                                       [--no-compare]
+    python3 bench/incremental_equal.py [--corpus DIR | --pypi NAME==VERSION] [--edits 40]
+                                       [--seed 20] [--targets hot:20,random:20] [--served]
+                                       [--keep] [--no-compare]
 
 --no-compare skips the full builds and the comparison: only the incremental figures
 (to time an older binary on the same edits, which a seed makes the same).
@@ -61,7 +79,7 @@ import tempfile
 import time
 from collections import Counter
 
-from benchlib import constellation_bin, die
+from benchlib import McpServer, constellation_bin, die, fetch_sdist, unpack
 
 # The canonical dump: one query per table, each row keyed by stable names, not ids.
 DUMP = {
@@ -434,6 +452,96 @@ class Editor:
             return got, rel
         die("no edit applied after 200 draws")
 
+    def edit_file(self, rel: str):
+        """One edit of `rel` of a random kind that applies to it; None when none does."""
+        kinds = [
+            self.append_function,
+            self.delete_function,
+            self.rename,
+            self.signature,
+            self.add_import,
+            self.remove_import,
+            self.body,
+            self.add_method,
+            self.bases,
+        ]
+        self.rng.shuffle(kinds)
+        for kind in kinds:
+            got = kind(rel)
+            if got is not None:
+                return got
+        return None
+
+
+HOT_SQL = """
+    SELECT f.path, count(DISTINCT d.id) AS referenced
+    FROM edges e JOIN nodes d ON d.id = e.dst_id JOIN files f ON f.id = d.file_id
+    WHERE e.kind IN ('calls', 'references', 'inherits', 'implements')
+      AND e.file_id <> d.file_id AND d.kind <> 'file' AND f.path LIKE '%.py'
+    GROUP BY f.id ORDER BY referenced DESC, f.path LIMIT ?"""
+
+
+def targets(spec: str, db: str, files: list[str], rng: random.Random) -> list[tuple[str, str]]:
+    """(group, file) pairs for `hot:N,random:M`."""
+    out: list[tuple[str, str]] = []
+    for part in spec.split(","):
+        group, _, n = part.partition(":")
+        count = int(n or 20)
+        if group == "hot":
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            hot = [p for p, _ in conn.execute(HOT_SQL, (count,))]
+            conn.close()
+            out += [("hot", p) for p in hot]
+        elif group == "random":
+            taken = {p for _, p in out}
+            pool = [p for p in files if p not in taken]
+            out += [("random", p) for p in rng.sample(pool, min(count, len(pool)))]
+        else:
+            die(f"--targets: unknown group {group!r} (hot:N or random:M)")
+    return out
+
+
+class Served:
+    """The incremental index kept by `constellation serve` watching the tree."""
+
+    def __init__(self, binary: str, root: str, db: str):
+        self.db = db
+        self.server = McpServer(binary, root, db, "incremental_equal")
+        deadline = time.monotonic() + 120
+        while not (self.status().get("watcher") or {}).get("watching"):
+            if time.monotonic() > deadline:
+                die("the server did not start watching within 120 s")
+            time.sleep(0.05)
+        time.sleep(0.5)
+        self.generation = self.status().get("generation", 0)
+
+    def status(self) -> dict:
+        result = self.server.call("get_status", {})
+        return (result.get("structuredContent") or {}).get("roots", [{}])[0]
+
+    def wait(self, written_at: float, timeout: float = 60) -> dict:
+        """Waits until a run picked the edit up; returns its figures (`wallMs`: the
+        run's own duration_ms, `latencyMs`: write to fresh status)."""
+        deadline = written_at + timeout
+        while True:
+            st = self.status()
+            if st.get("generation", 0) > self.generation and not st.get("pendingChanges"):
+                latency = (time.monotonic() - written_at) * 1000
+                break
+            if time.monotonic() > deadline:
+                die(f"no run picked the edit up within {timeout} s: {st}")
+            time.sleep(0.005)
+        self.generation = st["generation"]
+        conn = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True)
+        ms, refs = conn.execute(
+            "SELECT duration_ms, refs_resolved FROM index_runs ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        conn.close()
+        return {"wallMs": float(ms), "latencyMs": latency, "refsResolved": refs, "resolveMs": None}
+
+    def close(self) -> None:
+        self.server.close()
+
 
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
@@ -447,6 +555,9 @@ def pct(xs: list[float], p: float) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", help="tree to copy (default: the Python stdlib)")
+    ap.add_argument("--pypi", metavar="NAME==VERSION", help="download this sdist as the corpus")
+    ap.add_argument("--targets", metavar="hot:N,random:M", help="edit these files, one edit each")
+    ap.add_argument("--served", action="store_true", help="a watching server keeps the incremental index")
     ap.add_argument("--edits", type=int, default=40)
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
@@ -456,25 +567,54 @@ def main() -> int:
     binary = constellation_bin()
     if not os.path.exists(binary):
         die(f"no binary at {binary}: run `cargo build --release` or set CONSTELLATION_BIN")
-    src = args.corpus or stdlib_dir()
-    if not os.path.isdir(src):
-        die(f"no corpus at {src}")
     tmp = tempfile.mkdtemp(prefix="incremental_equal.")
     root = os.path.join(tmp, "tree")
-    shutil.copytree(src, root, symlinks=True, ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc"))
+    if args.pypi:
+        name, _, version = args.pypi.partition("==")
+        if not version:
+            die("--pypi takes NAME==VERSION")
+        os.makedirs(root)
+        unpack(fetch_sdist("https://pypi.org", name, version, tmp), root)
+        src = args.pypi
+    else:
+        src = args.corpus or stdlib_dir()
+        if not os.path.isdir(src):
+            die(f"no corpus at {src}")
+        shutil.copytree(src, root, symlinks=True, ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc"))
     inc_db, full_db = os.path.join(tmp, "inc.db"), os.path.join(tmp, "full.db")
     print(f"binary {binary}\ncorpus {src} copied to {root}: {len(py_files(root))} .py files", flush=True)
     rng = random.Random(args.seed)
     editor = Editor(root, rng)
     first = run_index(binary, root, inc_db, full=True)
-    print(f"initial build: {first['wallMs']:.0f} ms, {first.get('refsResolved')} refs", flush=True)
+    print(f"initial build: {first['wallMs']:.0f} ms, {first['filesSeen']} files, {first.get('refsResolved')} refs", flush=True)
+    plan: list[tuple[str, str]] = targets(args.targets, inc_db, editor.files, rng) if args.targets else []
+    if plan:
+        print("targets: " + ", ".join(f"{g} {p}" for g, p in plan), flush=True)
+    served = Served(binary, root, inc_db) if args.served else None
 
     walls, resolves, refs, mismatches = [], [], [], []
-    print(f"{'#':>3} {'kind':<24} {'file':<44} {'equal':<8} {'ms':>7} {'resolveMs':>9} {'refs':>8}")
+    groups: dict[str, list[float]] = {}
+    latencies: list[float] = []
+    what = "run ms" if served else "ms"
+    print(f"{'#':>3} {'kind':<24} {'file':<44} {'equal':<8} {what:>7} {'resolveMs':>9} {'refs':>8}")
     try:
-        for i in range(1, args.edits + 1):
-            kind, rel = editor.edit()
-            inc = run_index(binary, root, inc_db, full=False)
+        for i in range(1, (len(plan) or args.edits) + 1):
+            group = "all"
+            if plan:
+                group, rel = plan[i - 1]
+                kind = editor.edit_file(rel)
+                if kind is None:
+                    print(f"{i:>3} {'(no edit applies)':<24} {rel[-44:]:<44}")
+                    continue
+            else:
+                kind, rel = editor.edit()
+            written = time.monotonic()
+            if served:
+                inc = served.wait(written)
+                latencies.append(inc["latencyMs"])
+            else:
+                inc = run_index(binary, root, inc_db, full=False)
+            groups.setdefault(group, []).append(inc["wallMs"])
             diff: dict[str, list[str]] = {}
             if not args.no_compare:
                 if os.path.exists(full_db):
@@ -482,16 +622,18 @@ def main() -> int:
                 run_index(binary, root, full_db, full=True)
                 diff = compare(inc_db, full_db)
             walls.append(inc["wallMs"])
-            resolves.append(inc.get("resolveMs", 0))
+            resolves.append(inc.get("resolveMs") or 0)
             refs.append(inc.get("refsResolved", 0))
             if diff:
                 mismatches.append((i, kind, rel, diff))
             print(
                 f"{i:>3} {kind:<24} {rel[-44:]:<44} {('equal' if not diff else 'MISMATCH') if not args.no_compare else '-':<8} "
-                f"{inc['wallMs']:>7.0f} {inc.get('resolveMs', 0):>9} {inc.get('refsResolved', 0):>8}",
+                f"{inc['wallMs']:>7.0f} {inc.get('resolveMs') if inc.get('resolveMs') is not None else '-':>9} {inc.get('refsResolved', 0):>8}",
                 flush=True,
             )
     finally:
+        if served:
+            served.close()
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
         else:
@@ -502,6 +644,15 @@ def main() -> int:
         f"max {max(walls):.0f}  resolveMs p50 {pct(resolves, .5):.0f} p95 {pct(resolves, .95):.0f}  "
         f"refs re-resolved median {statistics.median(refs):.0f} max {max(refs)}  mismatches {len(mismatches)}"
     )
+    if plan or served:
+        label = "served run ms (index_runs.duration_ms)" if served else "CLI wall ms"
+        for group, xs in groups.items():
+            print(f"{group}: {len(xs)} edits, {label} p50 {pct(xs, .5):.1f} p95 {pct(xs, .95):.1f} max {max(xs):.1f}")
+        if latencies:
+            print(
+                f"write to fresh get_status (polled every 5 ms): p50 {pct(latencies, .5):.0f} "
+                f"p95 {pct(latencies, .95):.0f} max {max(latencies):.0f} ms"
+            )
     for i, kind, rel, diff in mismatches[:5]:
         print(f"\nmismatch after edit {i} ({kind} {rel}):")
         for table, lines in diff.items():

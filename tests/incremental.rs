@@ -616,3 +616,67 @@ fn default_excludes_skip_vendored_minified_and_lock_files_at_any_depth() {
         ]
     );
 }
+
+/// A class's base name whose import goes away (or comes back) moves the class's method
+/// resolution order without any change to the class's own line: the calls that found a
+/// method through that base, in other files and through subclasses of it, are resolved
+/// again (found by `bench/incremental_equal.py --targets`: removing `from
+/// idlelib.delegator import Delegator` from the standard library's `colorizer.py` left
+/// `ColorDelegator().resetcache()` resolved to `Delegator.resetcache`).
+#[test]
+fn a_base_whose_import_goes_away_re_resolves_the_calls_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("w");
+    write(&root, "app/__init__.py", "");
+    write(
+        &root,
+        "app/base.py",
+        "class Base:\n    def helper(self):\n        return 1\n",
+    );
+    let mid =
+        "from app.base import Base\n\nclass Mid(Base):\n    pass\n\nclass Inner(Mid):\n    pass\n";
+    write(&root, "app/mid.py", mid);
+    write(
+        &root,
+        "app/leaf.py",
+        "from app.mid import Mid, Inner\n\nclass Leaf(Mid):\n    def go(self):\n        return self.helper()\n\n\
+         def use():\n    Mid().helper()\n    Inner().helper()\n",
+    );
+    let db = dir.path().join("inc.db");
+    index_json(&root, &db, &[]);
+    let calls = |db: &std::path::Path| {
+        strings(
+            &open_db(db),
+            "SELECT s.qualified_name || ' -> ' || d.qualified_name FROM edges e
+             JOIN nodes s ON s.id = e.src_id JOIN nodes d ON d.id = e.dst_id
+             WHERE e.kind = 'calls' ORDER BY 1",
+        )
+    };
+    assert_eq!(
+        calls(&db),
+        [
+            "Leaf::go -> Base::helper",
+            "use -> Base::helper",
+            "use -> Base::helper",
+            "use -> Inner",
+            "use -> Mid"
+        ]
+    );
+    let mut stamp = 2_200_000_000u64;
+    for (step, text) in [
+        (
+            "the import removed",
+            mid.replace("from app.base import Base\n", ""),
+        ),
+        ("the import back", mid.to_string()),
+    ] {
+        write(&root, "app/mid.py", &text);
+        stamp += 10;
+        touch(&root.join("app/mid.py"), stamp);
+        index_json(&root, &db, &[]);
+        let full = dir.path().join(format!("full-{stamp}.db"));
+        index_json(&root, &full, &["--full"]);
+        assert_eq!(canonical_rows(&db), canonical_rows(&full), "after {step}");
+    }
+    assert_eq!(calls(&db).len(), 5);
+}

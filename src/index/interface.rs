@@ -71,13 +71,31 @@ pub fn digest(facts: &FileFacts) -> String {
 /// Per name, a digest of what other files see under that name: the definitions with
 /// that bare name (module-level, class members, nested classes), the imports binding it
 /// (a star import under `*`), the bases of the classes so named, the exports of it.
-/// Two files' maps differ exactly at the names whose lookups may now give another
-/// answer (see [`changed_names`]); the entries are those [`digest`] hashes.
-pub type NameDigests = HashMap<String, u64>;
+/// Two files' maps differ at the names whose own entries moved; [`changed_names`] adds
+/// the classes whose bases are looked up through such a name. The entries are those
+/// [`digest`] hashes.
+#[derive(Debug, Clone, Default)]
+pub struct NameDigests {
+    digests: HashMap<String, u64>,
+    /// (class name, base head) of every class base that is not local to a function:
+    /// the head is the name a lookup of the base starts from in the file (`B` of `B`,
+    /// `mod` of `mod.B`).
+    bases: Vec<(String, String)>,
+}
+
+/// The name a lookup of a base written `qualifier.name` starts from.
+fn base_head(name: &str, qualifier: &str) -> String {
+    let first = if qualifier.is_empty() {
+        name
+    } else {
+        qualifier
+    };
+    first.split('.').next().unwrap_or(first).to_string()
+}
 
 /// One entry of a name: its fields hashed, added into the name's digest (a sum: the
 /// order of entries does not count, their multiplicity does).
-fn add_entry(map: &mut NameDigests, key: &str, fields: &[&str]) {
+fn add_entry(map: &mut HashMap<String, u64>, key: &str, fields: &[&str]) {
     let mut h = blake3::Hasher::new();
     for f in fields {
         h.update(&(f.len() as u64).to_le_bytes());
@@ -92,7 +110,8 @@ fn add_entry(map: &mut NameDigests, key: &str, fields: &[&str]) {
 
 /// [`NameDigests`] of a parsed file.
 pub fn name_digests(facts: &FileFacts) -> NameDigests {
-    let mut map = NameDigests::new();
+    let mut map = HashMap::new();
+    let mut bases = Vec::new();
     let mut local = vec![false; facts.symbols.len()];
     for (i, s) in facts.symbols.iter().enumerate() {
         let parent = s.parent.and_then(|p| facts.symbols.get(p));
@@ -126,18 +145,22 @@ pub fn name_digests(facts: &FileFacts) -> NameDigests {
             &class.name,
             &["base", &class.qualified_name, &b.name, qualifier, kind],
         );
+        bases.push((class.name.clone(), base_head(&b.name, qualifier)));
     }
     for e in &facts.exports {
         for key in [&e.name, &e.local] {
             add_entry(&mut map, key, &["export", &e.name, &e.local]);
         }
     }
-    map
+    NameDigests {
+        digests: map,
+        bases,
+    }
 }
 
 /// An import's entry under each name it binds (`*` for a star import; `*` too when it
 /// binds none, so that a change of it counts as a change of the whole file's lookups).
-fn import_entries(map: &mut NameDigests, bindings: &[ImportBinding], fields: &[&str]) {
+fn import_entries(map: &mut HashMap<String, u64>, bindings: &[ImportBinding], fields: &[&str]) {
     if bindings.is_empty() {
         add_entry(map, "*", fields);
     }
@@ -162,7 +185,8 @@ pub type StoredRef = (
 /// [`NameDigests`] of a file as the index stores it (its rows before it is written
 /// again), equal to [`name_digests`] of the facts that wrote them.
 pub fn stored_name_digests(symbols: &[StoredSymbol], refs: &[StoredRef]) -> NameDigests {
-    let mut map = NameDigests::new();
+    let mut map = HashMap::new();
+    let mut bases = Vec::new();
     let by_id: HashMap<i64, &StoredSymbol> = symbols.iter().map(|s| (s.0, s)).collect();
     // Symbols come in id order, parents first, as they were written.
     let mut local: HashMap<i64, bool> = HashMap::new();
@@ -198,6 +222,7 @@ pub fn stored_name_digests(symbols: &[StoredSymbol], refs: &[StoredRef]) -> Name
                     &class.3,
                     &["base", &class.4, name, qualifier, kind],
                 );
+                bases.push((class.3.clone(), base_head(name, qualifier)));
             }
             "export" => {
                 for key in [name.as_str(), qualifier] {
@@ -207,20 +232,40 @@ pub fn stored_name_digests(symbols: &[StoredSymbol], refs: &[StoredRef]) -> Name
             _ => {}
         }
     }
-    map
+    NameDigests {
+        digests: map,
+        bases,
+    }
 }
 
-/// The names whose digests differ between two [`NameDigests`] of one file (present in
-/// one only, or with other entries), sorted.
+/// The names whose lookups in one file may now give another answer, sorted: those whose
+/// digests differ between two [`NameDigests`] of the file (present in one only, or with
+/// other entries), and, to the end, every class (before or after) with a base looked
+/// up through such a name. Removing `from m import B` leaves `class A(B)` as written,
+/// but A's method resolution order moves, and with it every lookup through A (and
+/// through its subclasses elsewhere, whose lookups read A's bases).
 pub fn changed_names(old: &NameDigests, new: &NameDigests) -> Vec<String> {
-    let mut out: Vec<String> = old
+    let (a, b) = (&old.digests, &new.digests);
+    let mut out: std::collections::BTreeSet<String> = a
         .iter()
-        .filter(|(k, v)| new.get(*k) != Some(*v))
+        .filter(|(k, v)| b.get(*k) != Some(*v))
         .map(|(k, _)| k.clone())
-        .chain(new.keys().filter(|k| !old.contains_key(*k)).cloned())
+        .chain(b.keys().filter(|k| !a.contains_key(*k)).cloned())
         .collect();
-    out.sort();
-    out
+    loop {
+        let more: Vec<String> = old
+            .bases
+            .iter()
+            .chain(&new.bases)
+            .filter(|(class, head)| out.contains(head) && !out.contains(class))
+            .map(|(class, _)| class.clone())
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        out.extend(more);
+    }
+    out.into_iter().collect()
 }
 
 /// The `ref_deps.key` of a lookup of `name` in file `file_id`: the file id in the high
@@ -273,6 +318,13 @@ mod tests {
             ["o", "os"]
         );
         assert_eq!(changed(a, &a.replace("from m import *\n", "")), ["*"]);
+        // A base's binding moves the class and, to the end, its subclasses.
+        let c = "from m import B\nimport mod\nclass A(B):\n    pass\nclass C(A):\n    pass\nclass D(mod.E):\n    pass\n";
+        assert_eq!(
+            changed(c, &c.replace("from m import B\n", "")),
+            ["A", "B", "C"]
+        );
+        assert_eq!(changed(c, &c.replace("import mod\n", "")), ["D", "mod"]);
         assert!(changed(a, &a.replace("return 1", "return 2")).is_empty());
         assert_eq!(dep_key(3, "f") >> 32, 3);
         assert_ne!(dep_key(3, "f"), dep_key(3, "g"));
