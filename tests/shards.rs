@@ -196,6 +196,30 @@ fn shards_that_do_not_make_one_tree_are_refused_and_nothing_is_written() {
     let single = d.join("single.db");
     common::run_ok(&["index", s(&root), "--db", s(&single)]);
     refused(std::slice::from_ref(&single), "is not a shard");
+    // A shard never overwrites an index of the whole tree...
+    let files = |db: &Path| common::int(&common::open_db(db), "SELECT count(*) FROM files");
+    let before = files(&single);
+    let o = common::run(&["index", s(&root), "--db", s(&single), "--shard", "1/3"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("holds an index of the whole tree"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(files(&single), before);
+    // ...and an ordinary run on a shard builds the whole index again, from nothing.
+    let was_shard = d.join("was-shard.db");
+    std::fs::copy(&shards[0], &was_shard).unwrap();
+    common::run_ok(&["index", s(&root), "--db", s(&was_shard)]);
+    assert_eq!(
+        common::export_json(&root, &was_shard),
+        common::export_json(&root, &single)
+    );
+    assert!(common::strings(
+        &common::open_db(&was_shard),
+        "SELECT value FROM meta WHERE key = 'shard'"
+    )
+    .is_empty());
 
     let other_cut = d.join("other-cut.db");
     common::run_ok(&["index", s(&root), "--db", s(&other_cut), "--shard", "2/2"]);

@@ -464,7 +464,8 @@ fn known_changes(
         .collect();
     let conn = store.conn()?;
     let stored = crate::store::files::load_files_at(&conn, &paths)?;
-    if stored.len() != paths.len() {
+    if stored.len() != paths.len() || crate::store::shard::read_meta(&conn, store.path())?.is_some()
+    {
         return Ok(None);
     }
     Ok(Some((stated, stored)))
@@ -563,8 +564,33 @@ fn index_walked(
     let whole = walked;
     let cut = opts.shard.map(|spec| shard::cut(walked, spec, root));
     let walked = cut.as_ref().map_or(walked, |(w, _)| w);
+    let mut conn = store.conn()?;
+    let partial = scope.is_some();
+    let stored = match scope {
+        Some(rows) => rows,
+        None => load_files(&conn)?,
+    };
+    // A shard's references are unresolved: an index of the whole tree made from one
+    // is built again from nothing. And a shard never overwrites such an index.
+    let held_shard = crate::store::shard::read_meta(&conn, store.path())?;
+    match (&cut, &held_shard) {
+        (Some(_), None) if !stored.is_empty() => {
+            return Err(IndexError::Shard(format!(
+                "{} holds an index of the whole tree, not a shard; a shard is written to \
+                 its own database (--db SHARD.db)",
+                store.path().display()
+            )));
+        }
+        (None, Some(m)) => tracing::info!(
+            "{} held shard {}/{}: building it again as an index of the whole tree",
+            store.path().display(),
+            m.k,
+            m.n
+        ),
+        _ => {}
+    }
     let forced;
-    let opts = if cut.is_some() && !opts.full {
+    let opts = if (cut.is_some() || held_shard.is_some()) && !opts.full {
         forced = IndexOptions {
             full: true,
             ..opts.clone()
@@ -572,12 +598,6 @@ fn index_walked(
         &forced
     } else {
         opts
-    };
-    let mut conn = store.conn()?;
-    let partial = scope.is_some();
-    let stored = match scope {
-        Some(rows) => rows,
-        None => load_files(&conn)?,
     };
     let Plan { removed, to_read } = compare(walked, &stored, opts.full);
     // The files the index holds after this run, for a run over some paths only.
