@@ -107,7 +107,7 @@ pub struct IndexReport {
     /// for the root, `?` when the error names no path).
     pub unreadable_paths: Vec<String>,
     /// Edges with provenance `scip` that this run removed because their files changed
-    /// or what they call changed (their references were resolved again by the
+    /// or what they call went (their references were resolved again by the
     /// heuristic rules); 0 when `--scip` was given (it puts them back where it can).
     pub scip_edges_dropped: i64,
     /// Who listed the files: `git` in a git work tree (tracked files plus untracked ones
@@ -900,7 +900,7 @@ fn resolve_and_apply_scip(
     } else if report.scip_edges_dropped > 0 {
         tracing::warn!(
             "{} call and base edges that a SCIP index resolved were resolved again by the \
-             heuristic rules, because their files or what they call changed; run the SCIP \
+             heuristic rules, because their files changed or what they call went; run the SCIP \
              indexer and `constellation index --scip FILE` again for precise edges",
             report.scip_edges_dropped
         );
@@ -1074,8 +1074,11 @@ fn write_outcome(
     report.files_parsed += 1;
     let interface = content.facts.as_ref().map(interface::digest);
     let mut kept_node = None;
+    // The symbols the file had, by key: one whose key stays keeps its id, so the edges
+    // of other files into it stay right (what may resolve differently is in `changes`,
+    // from the interface); the others are deleted at the end ([`forget_symbols`]).
+    let mut old_symbols: HashMap<String, i64> = HashMap::new();
     if let Some(p) = prev {
-        changes.reresolve.extend(tx.refs_into_symbols(p.id)?);
         // Python and C keep to the names whose entries changed (see `Changes`).
         let both = |name: &str| {
             p.language.as_deref() == Some(name)
@@ -1118,7 +1121,7 @@ fn write_outcome(
                 }
             }
         }
-        kept_node = tx.clear_file_symbols(p.id)?;
+        (kept_node, old_symbols) = tx.clear_file_for_rewrite(p.id)?;
     } else {
         *paths_changed = true;
         if content.language == Some(Language::Python) {
@@ -1161,7 +1164,7 @@ fn write_outcome(
         })?,
     };
     let Some(facts) = content.facts else {
-        return Ok(());
+        return forget_symbols(tx, file_id, old_symbols, changes);
     };
     let mut ids = Vec::with_capacity(facts.symbols.len());
     let mut seen_keys: HashMap<String, u32> = HashMap::new();
@@ -1177,7 +1180,7 @@ fn write_outcome(
             .and_then(|i| ids.get(i).copied())
             .unwrap_or(file_node);
         let signature = (!s.signature.is_empty()).then_some(s.signature.as_str());
-        let id = tx.insert_node(&NodeRecord {
+        let record = NodeRecord {
             key: &key,
             file_id,
             kind: s.kind.name(),
@@ -1189,10 +1192,18 @@ fn write_outcome(
             start_byte: s.start_byte,
             end_byte: s.end_byte,
             parent_id: Some(parent),
-        })?;
+        };
+        let id = match old_symbols.remove(&key) {
+            Some(id) => {
+                tx.rewrite_node(id, &record)?;
+                id
+            }
+            None => tx.insert_node(&record)?,
+        };
         tx.insert_edge(parent, id, "contains", file_id, None, 1.0, "syntax", None)?;
         ids.push(id);
     }
+    forget_symbols(tx, file_id, old_symbols, changes)?;
     let reference = |tx: &IndexTx<'_>, src_id: i64, kind: &'static str, name: String| Ref {
         id: tx.alloc_ref_id(),
         file_id,
@@ -1270,6 +1281,23 @@ fn write_outcome(
             ..reference(tx, src_id, "reference", value.name)
         });
     }
+    Ok(())
+}
+
+/// Deletes the symbols a re-written file no longer has (by key); the references of
+/// other files whose edges pointed at them are resolved again.
+fn forget_symbols(
+    tx: &IndexTx<'_>,
+    file_id: i64,
+    gone: HashMap<String, i64>,
+    changes: &mut Changes,
+) -> Result<(), IndexError> {
+    if gone.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = gone.into_values().collect();
+    changes.reresolve.extend(tx.refs_into_nodes(file_id, &ids)?);
+    tx.delete_nodes(&ids)?;
     Ok(())
 }
 

@@ -455,17 +455,21 @@ impl<'c> IndexTx<'c> {
         )
     }
 
-    /// Call, base and export references written in *other* files whose edges point
-    /// into `file_id`'s symbols (not its file node): they must be resolved again once
-    /// the file is re-parsed, since its symbols get new ids. Imports of the file keep
-    /// their edges: the file node stays (see [`IndexTx::clear_file_symbols`]).
-    pub fn refs_into_symbols(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
-        self.ids(
-            "SELECT DISTINCT e.ref_id FROM edges e JOIN nodes d ON d.id = e.dst_id
-             WHERE d.file_id = ?1 AND d.kind <> 'file' AND e.file_id <> ?1
-               AND e.ref_id IS NOT NULL",
-            file_id,
-        )
+    /// References written in other files than `file_id` whose edges point at one of
+    /// `nodes`: they must be resolved again once those nodes are deleted.
+    pub fn refs_into_nodes(&self, file_id: i64, nodes: &[i64]) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT DISTINCT ref_id FROM edges
+             WHERE dst_id = ?1 AND file_id <> ?2 AND ref_id IS NOT NULL",
+        )?;
+        let mut out = BTreeSet::new();
+        for node in nodes {
+            let ids = stmt.query_map(params![node, file_id], |r| r.get::<_, i64>(0))?;
+            for id in ids {
+                out.insert(id?);
+            }
+        }
+        Ok(out.into_iter().collect())
     }
 
     /// The status of a reference and the nodes its edges point at (sorted).
@@ -503,25 +507,77 @@ impl<'c> IndexTx<'c> {
         Ok(())
     }
 
-    /// Deletes a file's symbols, references and edges (edges of other files into its
-    /// symbols go too, by cascade) but keeps its `files` row and its `file` node, whose
-    /// id stays (the imports of other files keep pointing at it). Returns the file
-    /// node's id, if it has one.
-    pub fn clear_file_symbols(&self, file_id: i64) -> Result<Option<i64>, StoreError> {
+    /// Deletes the references and edges written in a file and the search rows of its
+    /// symbols, but keeps its nodes, for the file to be written again: a symbol whose
+    /// key stays keeps its id ([`IndexTx::rewrite_node`]), so the edges of other files
+    /// into it stay right; the caller deletes the others ([`IndexTx::delete_nodes`]).
+    /// Returns the `file` node's id, if it has one, and the other nodes' ids by key.
+    pub fn clear_file_for_rewrite(
+        &self,
+        file_id: i64,
+    ) -> Result<(Option<i64>, HashMap<String, i64>), StoreError> {
         self.delete_edges_and_refs(file_id)?;
         self.delete_search_rows_of(file_id, true)?;
-        self.tx
-            .prepare_cached("DELETE FROM nodes WHERE file_id = ?1 AND kind <> 'file'")?
-            .execute([file_id])?;
-        Ok(self
+        let mut stmt = self
             .tx
-            .prepare_cached("SELECT id FROM nodes WHERE file_id = ?1 AND kind = 'file'")?
-            .query_row([file_id], |r| r.get(0))
-            .optional()?)
+            .prepare_cached("SELECT id, key, kind FROM nodes WHERE file_id = ?1")?;
+        let rows = stmt.query_map([file_id], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        let (mut file_node, mut symbols) = (None, HashMap::new());
+        for row in rows {
+            let (id, key, kind) = row?;
+            if kind == "file" {
+                file_node = Some(id);
+            } else {
+                symbols.insert(key, id);
+            }
+        }
+        Ok((file_node, symbols))
+    }
+
+    /// Writes node `id` (kept by [`IndexTx::clear_file_for_rewrite`]) again with its
+    /// new columns and search row.
+    pub fn rewrite_node(&self, id: i64, n: &NodeRecord<'_>) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached(
+                "UPDATE nodes SET key = ?2, file_id = ?3, kind = ?4, name = ?5,
+                   qualified_name = ?6, signature = ?7, start_line = ?8, end_line = ?9,
+                   start_byte = ?10, end_byte = ?11, parent_id = ?12
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                n.key,
+                n.file_id,
+                n.kind,
+                n.name,
+                n.qualified_name,
+                n.signature,
+                n.start_line,
+                n.end_line,
+                n.start_byte,
+                n.end_byte,
+                n.parent_id
+            ])?;
+        self.insert_search_row(id, n)
+    }
+
+    /// Deletes nodes (with, by cascade, the edges into them and their child nodes).
+    pub fn delete_nodes(&self, ids: &[i64]) -> Result<(), StoreError> {
+        let mut stmt = self.tx.prepare_cached("DELETE FROM nodes WHERE id = ?1")?;
+        for id in ids {
+            stmt.execute([id])?;
+        }
+        Ok(())
     }
 
     /// Deletes, in one statement, the `symbol_search` rows of files that are about to be
-    /// cleared ([`IndexTx::clear_file_symbols`], `keep_file_node` true) or deleted
+    /// cleared ([`IndexTx::clear_file_for_rewrite`], `keep_file_node` true) or deleted
     /// ([`IndexTx::delete_file_contents`], false); those calls then leave the search
     /// table alone. Deleting per file costs FTS5 a new segment and a merge each time
     /// (see [`super::symbol_search::delete_rows`]).
@@ -558,7 +614,7 @@ impl<'c> IndexTx<'c> {
         super::symbol_search::delete_rows(&self.tx, ids)
     }
 
-    /// Updates the span of a `file` node kept by [`IndexTx::clear_file_symbols`].
+    /// Updates the span of a `file` node kept by [`IndexTx::clear_file_for_rewrite`].
     pub fn update_file_node(
         &self,
         node_id: i64,
