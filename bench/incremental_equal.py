@@ -426,8 +426,9 @@ class Editor:
         got = kind(rel)
         return (f"hub_{got}", rel) if got else None
 
-    def edit(self):
-        kinds = [
+    def file_kinds(self) -> list:
+        """The edits that change one given file's contents."""
+        return [
             self.append_function,
             self.delete_function,
             self.rename,
@@ -437,10 +438,10 @@ class Editor:
             self.body,
             self.add_method,
             self.bases,
-            self.delete_file,
-            self.add_module,
-            self.hub,
         ]
+
+    def edit(self):
+        kinds = self.file_kinds() + [self.delete_file, self.add_module, self.hub]
         for _ in range(200):
             kind = self.rng.choice(kinds)
             rel = self.pick()
@@ -454,17 +455,7 @@ class Editor:
 
     def edit_file(self, rel: str):
         """One edit of `rel` of a random kind that applies to it; None when none does."""
-        kinds = [
-            self.append_function,
-            self.delete_function,
-            self.rename,
-            self.signature,
-            self.add_import,
-            self.remove_import,
-            self.body,
-            self.add_method,
-            self.bases,
-        ]
+        kinds = self.file_kinds()
         self.rng.shuffle(kinds)
         for kind in kinds:
             got = kind(rel)

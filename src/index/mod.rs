@@ -750,6 +750,12 @@ fn index_walked(
     report.changed = changed;
     crate::store::shard::write_meta(&tx, cut.as_ref().map(|(_, meta)| meta))?;
     commit_run(tx, &started_at, opts.full, &mut report)?;
+    count_totals(&conn, &mut report)?;
+    Ok(report)
+}
+
+/// Sets the report's node and edge totals from the committed index.
+fn count_totals(conn: &rusqlite::Connection, report: &mut IndexReport) -> Result<(), IndexError> {
     let (nodes, edges) = conn.query_row(
         "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges)",
         [],
@@ -757,7 +763,7 @@ fn index_walked(
     )?;
     report.nodes = nodes;
     report.edges = edges;
-    Ok(report)
+    Ok(())
 }
 
 /// Reads, hashes and parses the files of `to_read` on the thread pool, chunk by chunk,

@@ -247,13 +247,16 @@ pub fn merge(
     for (i, o) in opened.iter().enumerate() {
         files.extend(shard_rows::files(&o.conn)?.into_iter().map(|f| (i, f)));
     }
-    files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
-    if let Some(pair) = files.windows(2).find(|p| p[0].1.path == p[1].1.path) {
+    files.sort_by(|a, b| a.1.file.path.cmp(&b.1.file.path));
+    if let Some(pair) = files
+        .windows(2)
+        .find(|p| p[0].1.file.path == p[1].1.file.path)
+    {
         return Err(IndexError::Shard(format!(
             "{} and {} both hold {}: they are not shards of one cut",
             opened[pair[0].0].path.display(),
             opened[pair[1].0].path.display(),
-            pair[0].1.path
+            pair[0].1.file.path
         )));
     }
     let expected = opened[0].meta.tree_files;
@@ -318,8 +321,9 @@ fn write_and_resolve(
                 total: files.len(),
             });
         }
-        if file.status == "unreadable" {
-            report.note_unreadable(Some(&file.path), file.detail.as_deref().unwrap_or(""));
+        if file.file.status == "unreadable" {
+            let detail = file.detail.as_deref().unwrap_or("");
+            report.note_unreadable(Some(&file.file.path), detail);
         }
     }
     report.parse_ms = started.elapsed().as_millis() as u64;
@@ -352,13 +356,7 @@ fn write_and_resolve(
     report.duration_ms = started.elapsed().as_millis() as u64;
     crate::store::shard::write_meta(&tx, None)?;
     super::commit_run(tx, started_at, true, &mut report)?;
-    let (nodes, edges) = conn.query_row(
-        "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges)",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    report.nodes = nodes;
-    report.edges = edges;
+    super::count_totals(&conn, &mut report)?;
     Ok(report)
 }
 
@@ -368,10 +366,11 @@ fn write_and_resolve(
 fn write_file(
     tx: &IndexTx<'_>,
     shard: &rusqlite::Connection,
-    file: &ShardFile,
+    row: &ShardFile,
     generation: i64,
     refs: &mut Vec<Ref>,
 ) -> Result<(), IndexError> {
+    let file = &row.file;
     let file_id = tx.write_file(
         None,
         &FileRecord {
@@ -381,7 +380,7 @@ fn write_file(
             mtime_ns: file.mtime_ns,
             digest: file.digest.as_deref(),
             status: &file.status,
-            detail: file.detail.as_deref(),
+            detail: row.detail.as_deref(),
             interface: file.interface.as_deref(),
         },
         generation,
@@ -425,7 +424,7 @@ fn write_file(
 }
 
 /// A shard row whose parent node is not among its file's nodes.
-fn orphan(file: &ShardFile, what: &str, id: i64) -> IndexError {
+fn orphan(file: &crate::store::files::StoredFile, what: &str, id: i64) -> IndexError {
     IndexError::Shard(format!(
         "the shard's {what} {id} of {} names a node its file does not hold; the shard \
          database is damaged: build it again",

@@ -22,9 +22,10 @@ pub struct StoredFile {
     pub interface: Option<String>,
 }
 
-const STORED_FILE_COLUMNS: &str = "id, path, language, size, mtime_ns, digest, status, interface";
+pub(super) const STORED_FILE_COLUMNS: &str =
+    "id, path, language, size, mtime_ns, digest, status, interface";
 
-fn stored_file(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
+pub(super) fn stored_file(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredFile> {
     Ok(StoredFile {
         id: r.get(0)?,
         path: r.get(1)?,
@@ -543,28 +544,14 @@ impl<'c> IndexTx<'c> {
     /// Writes node `id` (kept by [`IndexTx::clear_file_for_rewrite`]) again with its
     /// new columns and search row.
     pub fn rewrite_node(&self, id: i64, n: &NodeRecord<'_>) -> Result<(), StoreError> {
-        self.tx
-            .prepare_cached(
-                "UPDATE nodes SET key = ?2, file_id = ?3, kind = ?4, name = ?5,
-                   qualified_name = ?6, signature = ?7, start_line = ?8, end_line = ?9,
-                   start_byte = ?10, end_byte = ?11, parent_id = ?12
-                 WHERE id = ?1",
-            )?
-            .execute(params![
-                id,
-                n.key,
-                n.file_id,
-                n.kind,
-                n.name,
-                n.qualified_name,
-                n.signature,
-                n.start_line,
-                n.end_line,
-                n.start_byte,
-                n.end_byte,
-                n.parent_id
-            ])?;
-        self.insert_search_row(id, n)
+        self.node_row(
+            "UPDATE nodes SET key = ?2, file_id = ?3, kind = ?4, name = ?5,
+               qualified_name = ?6, signature = ?7, start_line = ?8, end_line = ?9,
+               start_byte = ?10, end_byte = ?11, parent_id = ?12
+             WHERE id = ?1",
+            id,
+            n,
+        )
     }
 
     /// Deletes nodes (with, by cascade, the edges into them and their child nodes).
@@ -696,28 +683,34 @@ impl<'c> IndexTx<'c> {
     /// Inserts a node; returns its id.
     pub fn insert_node(&self, n: &NodeRecord<'_>) -> Result<i64, StoreError> {
         let id = take(&self.next_node);
-        self.tx
-            .prepare_cached(
-                "INSERT INTO nodes (id, key, file_id, kind, name, qualified_name, signature,
-                   start_line, end_line, start_byte, end_byte, parent_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )?
-            .execute(params![
-                id,
-                n.key,
-                n.file_id,
-                n.kind,
-                n.name,
-                n.qualified_name,
-                n.signature,
-                n.start_line,
-                n.end_line,
-                n.start_byte,
-                n.end_byte,
-                n.parent_id
-            ])?;
-        self.insert_search_row(id, n)?;
+        self.node_row(
+            "INSERT INTO nodes (id, key, file_id, kind, name, qualified_name, signature,
+               start_line, end_line, start_byte, end_byte, parent_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            id,
+            n,
+        )?;
         Ok(id)
+    }
+
+    /// Runs `sql` (an insert or update of one `nodes` row) with `?1` the id and `?2`
+    /// to `?12` the columns of `n` in table order, then writes the node's search row.
+    fn node_row(&self, sql: &str, id: i64, n: &NodeRecord<'_>) -> Result<(), StoreError> {
+        self.tx.prepare_cached(sql)?.execute(params![
+            id,
+            n.key,
+            n.file_id,
+            n.kind,
+            n.name,
+            n.qualified_name,
+            n.signature,
+            n.start_line,
+            n.end_line,
+            n.start_byte,
+            n.end_byte,
+            n.parent_id
+        ])?;
+        self.insert_search_row(id, n)
     }
 
     /// Writes the `symbol_search` row of node `id` (schema/010).

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::files::{stored_ref, Ref, REF_COLUMNS};
+use super::files::{stored_file, stored_ref, Ref, StoredFile, REF_COLUMNS, STORED_FILE_COLUMNS};
 use super::StoreError;
 
 /// The `meta` key holding a shard's [`ShardMeta`] as JSON.
@@ -84,34 +84,20 @@ pub fn write_meta(
 /// A `files` row of a shard, with everything a merge writes back.
 #[derive(Debug, Clone)]
 pub struct ShardFile {
-    pub id: i64,
-    pub path: String,
-    pub language: Option<String>,
-    pub size: i64,
-    pub mtime_ns: i64,
-    pub digest: Option<String>,
-    pub status: String,
+    pub file: StoredFile,
+    /// `files.detail`.
     pub detail: Option<String>,
-    pub interface: Option<String>,
 }
 
 /// Every file of a shard, in path order.
 pub fn files(conn: &Connection) -> Result<Vec<ShardFile>, StoreError> {
-    let mut stmt = conn.prepare(
-        "SELECT id, path, language, size, mtime_ns, digest, status, detail, interface
-         FROM files ORDER BY path",
-    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {STORED_FILE_COLUMNS}, detail FROM files ORDER BY path"
+    ))?;
     let rows = stmt.query_map([], |r| {
         Ok(ShardFile {
-            id: r.get(0)?,
-            path: r.get(1)?,
-            language: r.get(2)?,
-            size: r.get(3)?,
-            mtime_ns: r.get(4)?,
-            digest: r.get(5)?,
-            status: r.get(6)?,
-            detail: r.get(7)?,
-            interface: r.get(8)?,
+            file: stored_file(r)?,
+            detail: r.get(STORED_FILE_COLUMNS.split(',').count())?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
