@@ -1083,7 +1083,7 @@ fn write_outcome(
     // The symbols the file had, by key: one whose key stays keeps its id, so the edges
     // of other files into it stay right (what may resolve differently is in `changes`,
     // from the interface); the others are deleted at the end ([`forget_symbols`]).
-    let mut old_symbols: HashMap<String, i64> = HashMap::new();
+    let mut old_symbols: HashMap<String, crate::store::files::KeptNode> = HashMap::new();
     if let Some(p) = prev {
         // Python and C keep to the names whose entries changed (see `Changes`).
         let both = |name: &str| {
@@ -1200,9 +1200,9 @@ fn write_outcome(
             parent_id: Some(parent),
         };
         let id = match old_symbols.remove(&key) {
-            Some(id) => {
-                tx.rewrite_node(id, &record)?;
-                id
+            Some(old) => {
+                tx.rewrite_node(&old, &record)?;
+                old.id
             }
             None => tx.insert_node(&record)?,
         };
@@ -1295,13 +1295,13 @@ fn write_outcome(
 fn forget_symbols(
     tx: &IndexTx<'_>,
     file_id: i64,
-    gone: HashMap<String, i64>,
+    gone: HashMap<String, crate::store::files::KeptNode>,
     changes: &mut Changes,
 ) -> Result<(), IndexError> {
     if gone.is_empty() {
         return Ok(());
     }
-    let ids: Vec<i64> = gone.into_values().collect();
+    let ids: Vec<i64> = gone.into_values().map(|n| n.id).collect();
     changes.reresolve.extend(tx.refs_into_nodes(file_id, &ids)?);
     tx.delete_nodes(&ids)?;
     Ok(())

@@ -98,6 +98,22 @@ pub struct NodeRecord<'a> {
     pub parent_id: Option<i64>,
 }
 
+/// A node of a file about to be written again, as it is stored (see
+/// [`IndexTx::clear_file_for_rewrite`]).
+#[derive(Debug, Clone)]
+pub struct KeptNode {
+    pub id: i64,
+    pub kind: String,
+    pub name: String,
+    pub qualified_name: String,
+    pub signature: Option<String>,
+    /// First and last line.
+    pub lines: (u32, u32),
+    /// Byte offsets of the first byte and one past the last.
+    pub bytes: (u32, u32),
+    pub parent_id: Option<i64>,
+}
+
 /// A `refs` row: a reference as extracted, before or after resolution.
 #[derive(Debug, Clone)]
 pub struct Ref {
@@ -512,46 +528,72 @@ impl<'c> IndexTx<'c> {
     /// symbols, but keeps its nodes, for the file to be written again: a symbol whose
     /// key stays keeps its id ([`IndexTx::rewrite_node`]), so the edges of other files
     /// into it stay right; the caller deletes the others ([`IndexTx::delete_nodes`]).
-    /// Returns the `file` node's id, if it has one, and the other nodes' ids by key.
+    /// Returns the `file` node's id, if it has one, and the other nodes by key.
     pub fn clear_file_for_rewrite(
         &self,
         file_id: i64,
-    ) -> Result<(Option<i64>, HashMap<String, i64>), StoreError> {
+    ) -> Result<(Option<i64>, HashMap<String, KeptNode>), StoreError> {
         self.delete_edges_and_refs(file_id)?;
         self.delete_search_rows_of(file_id, true)?;
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT id, key, kind FROM nodes WHERE file_id = ?1")?;
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT id, key, kind, name, qualified_name, signature, start_line, end_line,
+               start_byte, end_byte, parent_id
+             FROM nodes WHERE file_id = ?1",
+        )?;
         let rows = stmt.query_map([file_id], |r| {
             Ok((
-                r.get::<_, i64>(0)?,
                 r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
+                KeptNode {
+                    id: r.get(0)?,
+                    kind: r.get(2)?,
+                    name: r.get(3)?,
+                    qualified_name: r.get(4)?,
+                    signature: r.get(5)?,
+                    lines: (r.get(6)?, r.get(7)?),
+                    bytes: (r.get(8)?, r.get(9)?),
+                    parent_id: r.get(10)?,
+                },
             ))
         })?;
         let (mut file_node, mut symbols) = (None, HashMap::new());
         for row in rows {
-            let (id, key, kind) = row?;
-            if kind == "file" {
-                file_node = Some(id);
+            let (key, node) = row?;
+            if node.kind == "file" {
+                file_node = Some(node.id);
             } else {
-                symbols.insert(key, id);
+                symbols.insert(key, node);
             }
         }
         Ok((file_node, symbols))
     }
 
-    /// Writes node `id` (kept by [`IndexTx::clear_file_for_rewrite`]) again with its
-    /// new columns and search row.
-    pub fn rewrite_node(&self, id: i64, n: &NodeRecord<'_>) -> Result<(), StoreError> {
-        self.node_row(
+    /// Writes a node kept by [`IndexTx::clear_file_for_rewrite`] again with the columns
+    /// of `n` (its key is `n`'s) and its search row. Only what changed is written: most
+    /// symbols of an edited file keep their names and parents and move at most their
+    /// lines, so their indexed columns are left alone.
+    pub fn rewrite_node(&self, old: &KeptNode, n: &NodeRecord<'_>) -> Result<(), StoreError> {
+        let same_identity = old.kind == n.kind
+            && old.name == n.name
+            && old.qualified_name == n.qualified_name
+            && old.parent_id == n.parent_id;
+        let same_place = old.signature.as_deref() == n.signature
+            && old.lines == (n.start_line, n.end_line)
+            && old.bytes == (n.start_byte, n.end_byte);
+        let sql = if !same_identity {
             "UPDATE nodes SET key = ?2, file_id = ?3, kind = ?4, name = ?5,
                qualified_name = ?6, signature = ?7, start_line = ?8, end_line = ?9,
                start_byte = ?10, end_byte = ?11, parent_id = ?12
-             WHERE id = ?1",
-            id,
-            n,
-        )
+             WHERE id = ?1"
+        } else if !same_place {
+            // ?2 to ?6 are bound and unused; ?12, the parent (the same here), gives
+            // the statement the 12 parameters `node_row` binds.
+            "UPDATE nodes SET signature = ?7, start_line = ?8, end_line = ?9,
+               start_byte = ?10, end_byte = ?11
+             WHERE id = ?1 AND parent_id IS ?12"
+        } else {
+            return self.insert_search_row(old.id, n);
+        };
+        self.node_row(sql, old.id, n)
     }
 
     /// Deletes nodes (with, by cascade, the edges into them and their child nodes).
