@@ -721,7 +721,7 @@ fn run(cli: Cli) -> Result<i32> {
         } => {
             let view = ProgressView::new(g.quiet || json);
             let mut opts = options(&g);
-            opts.full = full || shard.is_some();
+            opts.full = full;
             opts.record_noop = true;
             opts.scip = scip;
             opts.shard = shard;

@@ -579,21 +579,33 @@ impl<'c> IndexTx<'c> {
         let same_place = old.signature.as_deref() == n.signature
             && old.lines == (n.start_line, n.end_line)
             && old.bytes == (n.start_byte, n.end_byte);
-        let sql = if !same_identity {
-            "UPDATE nodes SET key = ?2, file_id = ?3, kind = ?4, name = ?5,
-               qualified_name = ?6, signature = ?7, start_line = ?8, end_line = ?9,
-               start_byte = ?10, end_byte = ?11, parent_id = ?12
-             WHERE id = ?1"
-        } else if !same_place {
-            // ?2 to ?6 are bound and unused; ?12, the parent (the same here), gives
-            // the statement the 12 parameters `node_row` binds.
-            "UPDATE nodes SET signature = ?7, start_line = ?8, end_line = ?9,
-               start_byte = ?10, end_byte = ?11
-             WHERE id = ?1 AND parent_id IS ?12"
-        } else {
-            return self.insert_search_row(old.id, n);
-        };
-        self.node_row(sql, old.id, n)
+        if !same_identity {
+            return self.node_row(
+                "UPDATE nodes SET key = ?2, file_id = ?3, kind = ?4, name = ?5,
+                   qualified_name = ?6, signature = ?7, start_line = ?8, end_line = ?9,
+                   start_byte = ?10, end_byte = ?11, parent_id = ?12
+                 WHERE id = ?1",
+                old.id,
+                n,
+            );
+        }
+        if !same_place {
+            self.tx
+                .prepare_cached(
+                    "UPDATE nodes SET signature = ?2, start_line = ?3, end_line = ?4,
+                       start_byte = ?5, end_byte = ?6
+                     WHERE id = ?1",
+                )?
+                .execute(params![
+                    old.id,
+                    n.signature,
+                    n.start_line,
+                    n.end_line,
+                    n.start_byte,
+                    n.end_byte
+                ])?;
+        }
+        self.insert_search_row(old.id, n)
     }
 
     /// Deletes nodes (with, by cascade, the edges into them and their child nodes).
