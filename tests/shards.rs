@@ -77,8 +77,9 @@ fn dump(db: &Path) -> Vec<String> {
            coalesce(form, '') || '|' || name || '|' || coalesce(qualifier, '') || '|' || line
            || '|' || col || '|' || coalesce(receiver_type, '') || '|' ||
            coalesce(bindings, '') || '|' || flags || '|' || status || '|' || candidates
+           || '|' || coalesce(deps, '')
          FROM refs ORDER BY id",
-        "SELECT ref_id || '|' || key FROM ref_deps ORDER BY ref_id, key",
+        "SELECT set_id || '|' || key FROM ref_dep_sets ORDER BY set_id, key",
     ] {
         out.extend(common::strings(&conn, sql));
     }

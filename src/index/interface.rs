@@ -268,7 +268,7 @@ pub fn changed_names(old: &NameDigests, new: &NameDigests) -> Vec<String> {
     out.into_iter().collect()
 }
 
-/// The `ref_deps.key` of a lookup of `name` in file `file_id`: the file id in the high
+/// The `ref_dep_sets.key` of a lookup of `name` in file `file_id`: the file id in the high
 /// 32 bits, the 32-bit FNV-1a hash of the name in the low ones (two names of one file
 /// may share a key: their references are then resolved again together, which costs
 /// time, never exactness).

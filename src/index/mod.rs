@@ -717,7 +717,7 @@ fn index_walked(
     if cut.is_some() {
         // A shard resolves nothing: what its references name is mostly in other shards.
         for r in std::mem::take(&mut pending.new_refs) {
-            tx.insert_ref(&r, "unresolved", 0)?;
+            tx.insert_ref(&r, "unresolved", 0, None)?;
         }
     }
     // A manifest or tsconfig that came, went or moved may change any import.

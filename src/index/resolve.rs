@@ -29,7 +29,7 @@ pub mod rules;
 mod rust;
 mod symbols;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -47,7 +47,7 @@ const BULK_THRESHOLD: usize = 5_000;
 
 /// A bulk run resolving at least this many names, and at least a third of all the
 /// references, writes them with the secondary indexes of `refs`, `edges` and
-/// `ref_deps` suspended (see [`Resolver::run`]).
+/// `ref_dep_sets` suspended (see [`Resolver::run`]).
 const SUSPEND_MIN: usize = 20_000;
 
 /// What resolving one reference gives: its status, the number of candidates, and the
@@ -157,11 +157,13 @@ pub struct Resolver {
     py_members: HashMap<(i64, Box<str>), Option<python::Value>>,
     /// Python: method resolution orders by class node.
     mros: HashMap<i64, Arc<python::Mro>>,
-    /// The `ref_deps` keys (see [`dep_key`]) the reference being resolved looked up so
-    /// far: pushed by the Python rules at each lookup in a file, written with the
-    /// reference (those of its own file left out: its references are all new when it
-    /// changes).
+    /// The keys (see [`dep_key`]) the reference being resolved looked up so far:
+    /// pushed by the Python rules at each lookup in a file, written with the reference
+    /// as one set of `ref_dep_sets` (those of its own file left out: its references are
+    /// all new when it changes).
     deps: Vec<i64>,
+    /// The key sets written (or found stored) in this run, by set id.
+    dep_sets: HashSet<i64>,
     /// The keys each `py_members` entry was computed from (a cache hit adds them).
     member_deps: HashMap<(i64, Box<str>), Arc<[i64]>>,
     /// The keys each `mros` entry was computed from.
@@ -236,6 +238,7 @@ impl Resolver {
             py_members: HashMap::new(),
             mros: HashMap::new(),
             deps: Vec::new(),
+            dep_sets: HashSet::new(),
             member_deps: HashMap::new(),
             mro_deps: HashMap::new(),
             native: native::Caches::default(),
@@ -347,7 +350,7 @@ impl Resolver {
                 }
             }
         }
-        let mut bases_seen: std::collections::HashSet<i64> = std::collections::HashSet::new();
+        let mut bases_seen: HashSet<i64> = HashSet::new();
         let more = self.behind_bases(tx, old.values(), &mut bases_seen, |id| {
             old.contains_key(&id)
         })?;
@@ -401,7 +404,7 @@ impl Resolver {
                     moved_files.insert(r.file_id);
                 }
             }
-            self.write(tx, r, is_new, "imports", outcome)?;
+            self.write(tx, r, is_new, "imports", outcome, None)?;
         }
         tracing::debug!(
             "resolve: {} imports in {} ms",
@@ -412,8 +415,7 @@ impl Resolver {
         // them through imports (or, in Go, Java and C, through their package).
         let mut extra = self.dependents(tx, &moved_files, &old)?;
         if !extra.is_empty() {
-            let known: std::collections::HashSet<i64> =
-                old.iter().chain(&extra).map(|r| r.id).collect();
+            let known: HashSet<i64> = old.iter().chain(&extra).map(|r| r.id).collect();
             let more =
                 self.behind_bases(tx, extra.iter(), &mut bases_seen, |id| known.contains(&id))?;
             extra.extend(more);
@@ -456,8 +458,8 @@ impl Resolver {
         ) {
             self.deps.clear();
             let outcome = self.resolve_export(tx, r)?;
-            self.write(tx, r, is_new, "calls", outcome)?;
-            self.write_deps(tx, r, is_new)?;
+            let deps = self.dep_set(tx, r)?;
+            self.write(tx, r, is_new, "calls", outcome, deps)?;
         }
         self.symbols.exports_ready(tx)?;
         for (r, is_new) in merge_by_id(&new[new_exports..new_bases], &old[old_exports..old_bases]) {
@@ -468,12 +470,12 @@ impl Resolver {
             };
             self.deps.clear();
             let outcome = self.resolve_base(tx, r)?;
-            self.write(tx, r, is_new, kind, outcome)?;
-            self.write_deps(tx, r, is_new)?;
+            let deps = self.dep_set(tx, r)?;
+            self.write(tx, r, is_new, kind, outcome, deps)?;
         }
         self.symbols.bases_ready(tx)?;
         // Writing a large share of the references again (a branch switch) costs less
-        // with the secondary indexes of refs, edges and ref_deps dropped and rebuilt
+        // with the secondary indexes of refs, edges and ref_dep_sets dropped and rebuilt
         // once after than kept up to date row by row. A bulk run reads nothing through
         // them meanwhile: what it looks up is in memory. (A build from nothing has
         // suspended them already.)
@@ -484,7 +486,7 @@ impl Resolver {
             && names * 3 >= tx.count_refs()?
         {
             let t = std::time::Instant::now();
-            let sqls = tx.suspend_indexes_of(&["refs", "edges", "ref_deps"])?;
+            let sqls = tx.suspend_indexes_of(&["refs", "edges", "ref_dep_sets"])?;
             tracing::debug!(
                 "resolve: {} indexes suspended for {names} names in {} ms",
                 sqls.len(),
@@ -499,20 +501,29 @@ impl Resolver {
         self.native = native::Caches::default();
         for (r, is_new) in merge_by_id(&new[new_bases..], &old[old_bases..]) {
             self.deps.clear();
-            if r.kind == "reference" {
-                let outcome = self.resolve_reference(tx, r)?;
-                self.write(tx, r, is_new, "references", outcome)?;
+            let (outcome, kind) = if r.kind == "reference" {
+                (self.resolve_reference(tx, r)?, "references")
             } else {
-                let outcome = self.resolve_call(tx, r)?;
-                self.write(tx, r, is_new, "calls", outcome)?;
-            }
-            self.write_deps(tx, r, is_new)?;
+                (self.resolve_call(tx, r)?, "calls")
+            };
+            let deps = self.dep_set(tx, r)?;
+            self.write(tx, r, is_new, kind, outcome, deps)?;
         }
         tracing::debug!(
             "resolve: {} names in {} ms",
             total - new_imports - old_imports,
             t.elapsed().as_millis()
         );
+        // Key sets the references resolved again no longer name stay behind: harmless,
+        // but a large run (a branch switch) clears them.
+        if self.bulk && !self.all_imports_in_run {
+            let t = std::time::Instant::now();
+            let gone = tx.delete_unused_dep_sets()?;
+            tracing::debug!(
+                "resolve: {gone} keys of unused sets deleted in {} ms",
+                t.elapsed().as_millis()
+            );
+        }
         if !suspended.is_empty() {
             let t = std::time::Instant::now();
             tx.restore_indexes(&suspended)?;
@@ -536,7 +547,7 @@ impl Resolver {
             seeds.extend(self.package_mates(file));
         }
         let files = tx.importer_closure(&seeds)?;
-        let known: std::collections::HashSet<i64> = old.iter().map(|r| r.id).collect();
+        let known: HashSet<i64> = old.iter().map(|r| r.id).collect();
         let mut out = Vec::new();
         for file in files {
             for r in tx.name_refs_of_file(file)? {
@@ -564,7 +575,7 @@ impl Resolver {
         &mut self,
         tx: &IndexTx<'_>,
         refs: impl Iterator<Item = &'r Ref>,
-        seen: &mut std::collections::HashSet<i64>,
+        seen: &mut HashSet<i64>,
         known: impl Fn(i64) -> bool,
     ) -> Result<Vec<Ref>, IndexError> {
         let mut queue: Vec<Ref> = refs
@@ -573,7 +584,7 @@ impl Resolver {
             .cloned()
             .collect();
         let mut out: Vec<Ref> = Vec::new();
-        let mut added: std::collections::HashSet<i64> = std::collections::HashSet::new();
+        let mut added: HashSet<i64> = HashSet::new();
         while let Some(base) = queue.pop() {
             if !seen.insert(base.id) {
                 continue;
@@ -596,22 +607,26 @@ impl Resolver {
         Ok(out)
     }
 
-    /// Writes the keys a Python reference looked up (`self.deps`) in place of those it
-    /// had; other families record none.
-    fn write_deps(&mut self, tx: &IndexTx<'_>, r: &Ref, is_new: bool) -> Result<(), IndexError> {
+    /// The set of keys a Python reference looked up in other files (`self.deps`,
+    /// emptied), stored in `ref_dep_sets` unless it was already: its id, or `None` when
+    /// it looked up none. Other families record none.
+    fn dep_set(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Option<i64>, IndexError> {
         if self.family(r.file_id) != Family::Python {
             self.deps.clear();
-            return Ok(());
-        }
-        if !is_new {
-            tx.delete_ref_deps(r.id)?;
+            return Ok(None);
         }
         let own = r.file_id;
         let mut keys: Vec<i64> = self.deps.drain(..).filter(|k| k >> 32 != own).collect();
+        if keys.is_empty() {
+            return Ok(None);
+        }
         keys.sort_unstable();
         keys.dedup();
-        tx.insert_ref_deps(r.id, &keys)?;
-        Ok(())
+        let id = dep_set_id(&keys);
+        if self.dep_sets.insert(id) {
+            tx.insert_dep_set(id, &keys)?;
+        }
+        Ok(Some(id))
     }
 
     /// Resolves a base reference by its file's family.
@@ -675,7 +690,7 @@ impl Resolver {
         ))
     }
 
-    /// Writes a reference's status and its edges.
+    /// Writes a reference's status, its set of looked-up keys and its edges.
     fn write(
         &self,
         tx: &IndexTx<'_>,
@@ -683,11 +698,12 @@ impl Resolver {
         is_new: bool,
         kind: &str,
         o: Outcome,
+        deps: Option<i64>,
     ) -> Result<(), IndexError> {
         if is_new {
-            tx.insert_ref(r, o.status, o.candidates)?;
+            tx.insert_ref(r, o.status, o.candidates, deps)?;
         } else {
-            tx.set_ref_status(r.id, o.status, o.candidates)?;
+            tx.set_ref_outcome(r.id, o.status, o.candidates, deps)?;
         }
         let family = self.family(r.file_id);
         for (dst, rule) in o.edges {
@@ -831,6 +847,19 @@ impl Resolver {
 
 /// The phase a reference is resolved in: imports (0), then exports (1), then bases
 /// (2), then calls and value references (3).
+/// The id of a set of keys (sorted, distinct): the 64-bit FNV-1a hash of the keys'
+/// little-endian bytes (Fowler, Noll and Vo; the parameters of
+/// <http://www.isthe.com/chongo/tech/comp/fnv/>). Two sets with one id would only make
+/// an edit resolve the references of both again: time, never exactness.
+fn dep_set_id(keys: &[i64]) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in keys.iter().flat_map(|k| k.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h as i64
+}
+
 fn phase_of(r: &Ref) -> u8 {
     match r.kind {
         "import" => 0,
@@ -906,7 +935,7 @@ pub(crate) struct Changes {
     pub(crate) names: BTreeSet<String>,
     /// Python: (file, name) whose entries in the file's interface changed (see
     /// `interface::name_digests`), or whose submodule came or went: the references
-    /// that looked the name up in that file (`ref_deps`) are resolved again. A Python
+    /// that looked the name up in that file (`ref_dep_sets`) are resolved again. A Python
     /// file whose interface changed is here instead of in `interface_changed`.
     pub(crate) changed_names: BTreeSet<(i64, String)>,
     /// Python files removed: the references that looked up any name in them.

@@ -377,7 +377,7 @@ impl<'c> IndexTx<'c> {
     /// Empties every index table (for `--full`); ids restart at 1.
     pub fn clear_all(&self) -> Result<(), StoreError> {
         self.tx.execute_batch(
-            "DELETE FROM edges; DELETE FROM ref_deps; DELETE FROM refs; DELETE FROM nodes;
+            "DELETE FROM edges; DELETE FROM ref_dep_sets; DELETE FROM refs; DELETE FROM nodes;
              DELETE FROM scip_files; DELETE FROM files;",
         )?;
         super::symbol_search::delete_all(&self.tx)?;
@@ -398,7 +398,7 @@ impl<'c> IndexTx<'c> {
     /// [`IndexTx::restore_indexes`]; both happen inside the run's transaction, so a
     /// crash leaves the indexes as they were.
     pub fn suspend_indexes(&self) -> Result<Vec<String>, StoreError> {
-        self.suspend_indexes_of(&["nodes", "refs", "edges", "ref_deps"])
+        self.suspend_indexes_of(&["nodes", "refs", "edges", "ref_dep_sets"])
     }
 
     /// [`IndexTx::suspend_indexes`] for the named tables only.
@@ -512,11 +512,6 @@ impl<'c> IndexTx<'c> {
         self.forget_scip_file(file_id)?;
         self.tx
             .prepare_cached("DELETE FROM edges WHERE file_id = ?1")?
-            .execute([file_id])?;
-        self.tx
-            .prepare_cached(
-                "DELETE FROM ref_deps WHERE ref_id IN (SELECT id FROM refs WHERE file_id = ?1)",
-            )?
             .execute([file_id])?;
         self.tx
             .prepare_cached("DELETE FROM refs WHERE file_id = ?1")?
@@ -795,13 +790,20 @@ impl<'c> IndexTx<'c> {
         take(&self.next_ref)
     }
 
-    /// Inserts a reference with its resolution status.
-    pub fn insert_ref(&self, r: &Ref, status: &str, candidates: usize) -> Result<(), StoreError> {
+    /// Inserts a reference with its resolution status and the set of keys it looked up
+    /// in other files (`deps`: a `ref_dep_sets.set_id`, see [`IndexTx::insert_dep_set`]).
+    pub fn insert_ref(
+        &self,
+        r: &Ref,
+        status: &str,
+        candidates: usize,
+        deps: Option<i64>,
+    ) -> Result<(), StoreError> {
         self.tx
             .prepare_cached(
                 "INSERT INTO refs (id, file_id, src_id, kind, form, name, qualifier, line, col,
-                   receiver_type, bindings, flags, status, candidates)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                   receiver_type, bindings, flags, status, candidates, deps)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             )?
             .execute(params![
                 r.id,
@@ -817,7 +819,8 @@ impl<'c> IndexTx<'c> {
                 r.bindings,
                 r.flags,
                 status,
-                candidates as i64
+                candidates as i64,
+                deps
             ])?;
         Ok(())
     }
@@ -881,37 +884,41 @@ impl<'c> IndexTx<'c> {
         Ok(rows)
     }
 
-    /// Records the keys reference `ref_id` looked up in other files while it was
-    /// resolved (`keys` sorted and distinct; see `schema/012_ref_deps.sql`).
-    pub fn insert_ref_deps(&self, ref_id: i64, keys: &[i64]) -> Result<(), StoreError> {
+    /// Stores the set of keys `set_id` (`keys` sorted and distinct; `set_id` their
+    /// digest, see `schema/013_ref_dep_sets.sql`), unless it is stored already.
+    pub fn insert_dep_set(&self, set_id: i64, keys: &[i64]) -> Result<(), StoreError> {
         let mut stmt = self
             .tx
-            .prepare_cached("INSERT INTO ref_deps (ref_id, key) VALUES (?1, ?2)")?;
+            .prepare_cached("INSERT OR IGNORE INTO ref_dep_sets (set_id, key) VALUES (?1, ?2)")?;
         for key in keys {
-            stmt.execute(params![ref_id, key])?;
+            stmt.execute(params![set_id, key])?;
         }
         Ok(())
     }
 
-    /// Forgets the keys of a reference about to be resolved again.
-    pub fn delete_ref_deps(&self, ref_id: i64) -> Result<(), StoreError> {
-        self.tx
-            .prepare_cached("DELETE FROM ref_deps WHERE ref_id = ?1")?
-            .execute([ref_id])?;
-        Ok(())
+    /// Deletes the key sets no reference names any more; returns how many keys went.
+    pub fn delete_unused_dep_sets(&self) -> Result<usize, StoreError> {
+        Ok(self.tx.execute(
+            "DELETE FROM ref_dep_sets WHERE set_id NOT IN
+               (SELECT deps FROM refs WHERE deps IS NOT NULL)",
+            [],
+        )?)
     }
 
     /// The references that looked up `key` (one file's one name) when last resolved.
     pub fn refs_depending_on(&self, key: i64) -> Result<Vec<i64>, StoreError> {
-        self.ids("SELECT ref_id FROM ref_deps WHERE key = ?1", key)
+        self.ids(
+            "SELECT id FROM refs WHERE deps IN (SELECT set_id FROM ref_dep_sets WHERE key = ?1)",
+            key,
+        )
     }
 
     /// The references that looked up any name of file `file_id` (keys `file_id * 2^32`
     /// up to the next file's).
     pub fn refs_depending_on_file(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
         self.ids(
-            "SELECT DISTINCT ref_id FROM ref_deps WHERE key >= ?1 * 4294967296
-               AND key < (?1 + 1) * 4294967296",
+            "SELECT id FROM refs WHERE deps IN (SELECT set_id FROM ref_dep_sets
+               WHERE key >= ?1 * 4294967296 AND key < (?1 + 1) * 4294967296)",
             file_id,
         )
     }
@@ -1013,7 +1020,25 @@ impl<'c> IndexTx<'c> {
         Ok(())
     }
 
-    /// Records the outcome of resolving a reference.
+    /// Records the outcome of resolving a reference again, with the set of keys it
+    /// looked up this time (see [`IndexTx::insert_ref`]).
+    pub fn set_ref_outcome(
+        &self,
+        ref_id: i64,
+        status: &str,
+        candidates: usize,
+        deps: Option<i64>,
+    ) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached(
+                "UPDATE refs SET status = ?2, candidates = ?3, deps = ?4 WHERE id = ?1",
+            )?
+            .execute(params![ref_id, status, candidates as i64, deps])?;
+        Ok(())
+    }
+
+    /// Records a new status of a reference (a compiler's SCIP index overruling the
+    /// resolver); the keys it looked up stay.
     pub fn set_ref_status(
         &self,
         ref_id: i64,

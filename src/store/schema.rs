@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/010_symbol_search.sql"),
     include_str!("../../schema/011_value_references.sql"),
     include_str!("../../schema/012_ref_deps.sql"),
+    include_str!("../../schema/013_ref_dep_sets.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).

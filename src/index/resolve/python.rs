@@ -32,7 +32,7 @@
 //! a called function (its name), and the names that annotation names in its own
 //! module. The cached results of attribute and resolution-order lookups keep the keys
 //! they were computed from, so a reference that hits the cache records them too. The
-//! pipeline stores the keys of other files (`ref_deps`) and, when a file's interface
+//! pipeline stores the keys of other files (`ref_dep_sets`) and, when a file's interface
 //! changes, resolves again only the references that looked up a changed name. Not
 //! covered (the conservative path or this rule's limits): the outcome of a lookup
 //! inside a cycle of re-exports depends on which reference reached it first, in a
