@@ -28,7 +28,7 @@ use serde::Serialize;
 
 use crate::lang::{self, FileFacts, Language, SymbolKind};
 use crate::store::files::{
-    load_files, FileRecord, IndexTx, NodeRecord, Ref, RunRecord, StoredFile,
+    load_files, FileRecord, IndexTx, NodeRecord, Ref, RunRecord, SearchedNode, StoredFile,
 };
 use crate::store::{Store, StoreError};
 use crate::walk::{self, WalkError, WalkOptions, WalkedFile};
@@ -329,6 +329,25 @@ fn symbol_key(kind: SymbolKind, path: &str, qualified: &str) -> String {
         _ => "class",
     };
     format!("{prefix}:{path}::{qualified}")
+}
+
+/// The node keys of a file's symbols, in their order: [`symbol_key`], with `#2`, `#3`,
+/// ... appended to the second, third, ... symbol of one key.
+fn symbol_keys(path: &str, symbols: &[crate::lang::Symbol]) -> Vec<String> {
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    symbols
+        .iter()
+        .map(|s| {
+            let key = symbol_key(s.kind, path, &s.qualified_name);
+            let n = seen.entry(key.clone()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                format!("{key}#{n}")
+            } else {
+                key
+            }
+        })
+        .collect()
 }
 
 /// The key of a file's node.
@@ -685,7 +704,7 @@ fn index_walked(
 
     if !opts.full {
         let gone: Vec<(i64, bool)> = removed.iter().map(|s| (s.id, false)).collect();
-        tx.delete_search_rows(&gone)?;
+        tx.delete_search_rows(&gone, &|_, _, _| false)?;
     }
     for gone in &removed {
         if !opts.full {
@@ -805,7 +824,43 @@ fn read_and_write(
         let (written, next_outcomes) = std::thread::scope(|scope| {
             let reader = next.map(|c| scope.spawn(|| read_chunk(c)));
             // The search rows of every file this chunk clears or deletes go first, in
-            // one statement (see `IndexTx::delete_search_rows`).
+            // one statement (see `IndexTx::delete_search_rows`), but for the symbols
+            // that keep their key, kind, names and signature: their rows stay as they
+            // are (a checkout moves the lines of most symbols, not what search reads).
+            let mut unchanged: HashMap<i64, HashMap<String, SearchedNode<'_>>> = HashMap::new();
+            for ((w, prev), outcome) in chunk.iter().zip(&outcomes) {
+                let (Some(prev), Outcome::Content(content)) =
+                    (prev.filter(|_| !opts.full), outcome)
+                else {
+                    continue;
+                };
+                let Some(facts) = &content.facts else {
+                    continue;
+                };
+                if prev.language.as_deref() != content.language.map(Language::name) {
+                    continue;
+                }
+                let by_key = symbol_keys(&w.path, &facts.symbols)
+                    .into_iter()
+                    .zip(&facts.symbols)
+                    .map(|(key, s)| {
+                        let node = SearchedNode {
+                            kind: s.kind.name(),
+                            name: &s.name,
+                            qualified_name: &s.qualified_name,
+                            signature: (!s.signature.is_empty()).then_some(s.signature.as_str()),
+                        };
+                        (key, node)
+                    })
+                    .collect();
+                unchanged.insert(prev.id, by_key);
+            }
+            let stays = |file_id: i64, key: &str, node: &SearchedNode<'_>| {
+                unchanged
+                    .get(&file_id)
+                    .and_then(|by_key| by_key.get(key))
+                    .is_some_and(|new| new == node)
+            };
             let cleared: Vec<(i64, bool)> = chunk
                 .iter()
                 .zip(&outcomes)
@@ -818,8 +873,9 @@ fn read_and_write(
                     }
                 })
                 .collect();
-            let mut written: Result<(), IndexError> =
-                tx.delete_search_rows(&cleared).map_err(IndexError::from);
+            let mut written: Result<(), IndexError> = tx
+                .delete_search_rows(&cleared, &stays)
+                .map_err(IndexError::from);
             for ((w, prev), outcome) in chunk.iter().zip(outcomes) {
                 if written.is_err() {
                     break;
@@ -1173,14 +1229,11 @@ fn write_outcome(
         return forget_symbols(tx, file_id, old_symbols, changes);
     };
     let mut ids = Vec::with_capacity(facts.symbols.len());
-    let mut seen_keys: HashMap<String, u32> = HashMap::new();
-    for s in &facts.symbols {
-        let mut key = symbol_key(s.kind, &w.path, &s.qualified_name);
-        let n = seen_keys.entry(key.clone()).or_insert(0);
-        *n += 1;
-        if *n > 1 {
-            key = format!("{key}#{n}");
-        }
+    for (s, key) in facts
+        .symbols
+        .iter()
+        .zip(symbol_keys(&w.path, &facts.symbols))
+    {
         let parent = s
             .parent
             .and_then(|i| ids.get(i).copied())

@@ -2,7 +2,7 @@
 //! ([`IndexTx`]) with the reads that resolution needs inside it.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
@@ -293,6 +293,20 @@ pub struct IndexTx<'c> {
     /// with whether the `file` node's row was kept: their coming clear or delete
     /// leaves the search table alone.
     search_rows_gone: RefCell<HashMap<i64, bool>>,
+    /// Nodes whose `symbol_search` rows [`IndexTx::delete_search_rows`] left in place
+    /// because what their rows are made of stays: [`IndexTx::rewrite_node`] writes no
+    /// new row for them.
+    search_rows_kept: RefCell<HashSet<i64>>,
+}
+
+/// What a symbol's `symbol_search` row is made of, besides its file's path and
+/// language (see [`super::symbol_search::search_columns`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct SearchedNode<'a> {
+    pub kind: &'a str,
+    pub name: &'a str,
+    pub qualified_name: &'a str,
+    pub signature: Option<&'a str>,
 }
 
 /// Hands out the next id of a counter.
@@ -371,6 +385,7 @@ impl<'c> IndexTx<'c> {
             next_edge: Cell::new(next_edge),
             search_file: RefCell::new(None),
             search_rows_gone: RefCell::new(HashMap::new()),
+            search_rows_kept: RefCell::new(HashSet::new()),
         })
     }
 
@@ -600,6 +615,13 @@ impl<'c> IndexTx<'c> {
                     n.end_byte
                 ])?;
         }
+        if self.search_rows_kept.borrow_mut().remove(&old.id) {
+            if same_identity && old.signature.as_deref() == n.signature {
+                return Ok(());
+            }
+            // Kept for columns that did not stay after all: replace the row.
+            super::symbol_search::delete_rows(&self.tx, vec![old.id])?;
+        }
         self.insert_search_row(old.id, n)
     }
 
@@ -617,14 +639,58 @@ impl<'c> IndexTx<'c> {
     /// ([`IndexTx::delete_file_contents`], false); those calls then leave the search
     /// table alone. Deleting per file costs FTS5 a new segment and a merge each time
     /// (see [`super::symbol_search::delete_rows`]).
-    pub fn delete_search_rows(&self, files: &[(i64, bool)]) -> Result<(), StoreError> {
+    ///
+    /// A symbol of a file being cleared keeps its row when `stays(file id, node key,
+    /// stored columns)` says the file's new version has a symbol of that key made of
+    /// the same columns: [`IndexTx::rewrite_node`] then leaves the row alone too.
+    pub fn delete_search_rows(
+        &self,
+        files: &[(i64, bool)],
+        stays: &dyn Fn(i64, &str, &SearchedNode<'_>) -> bool,
+    ) -> Result<(), StoreError> {
         let mut gone = self.search_rows_gone.borrow_mut();
         let todo: Vec<(i64, bool)> = files
             .iter()
             .copied()
             .filter(|(id, _)| !gone.contains_key(id))
             .collect();
-        let ids = super::symbol_search::node_ids_of_files(&self.tx, &todo)?;
+        let mut ids = Vec::new();
+        let mut kept = self.search_rows_kept.borrow_mut();
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT id, key, kind, name, qualified_name, signature FROM nodes
+             WHERE file_id = ?1 AND kind <> 'file'",
+        )?;
+        for &(file_id, keep_file_node) in &todo {
+            if !keep_file_node {
+                ids.extend(super::symbol_search::node_ids_of_files(
+                    &self.tx,
+                    &[(file_id, false)],
+                )?);
+                continue;
+            }
+            let mut rows = stmt.query([file_id])?;
+            while let Some(r) = rows.next()? {
+                let id: i64 = r.get(0)?;
+                let (key, kind, name, qualified_name, signature): (
+                    String,
+                    String,
+                    String,
+                    String,
+                    Option<String>,
+                ) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?);
+                let node = SearchedNode {
+                    kind: &kind,
+                    name: &name,
+                    qualified_name: &qualified_name,
+                    signature: signature.as_deref(),
+                };
+                if stays(file_id, &key, &node) {
+                    kept.insert(id);
+                } else {
+                    ids.push(id);
+                }
+            }
+        }
         super::symbol_search::delete_rows(&self.tx, ids)?;
         gone.extend(todo);
         Ok(())
