@@ -21,11 +21,14 @@ What it measures (the criterion: equal within 3 s of the checkout's end):
      pending and a newer generation (or --export-every s after the last export, in case
      the status is wrong), exports the served database (`constellation export`, a
      read-only reader beside the server's writer) and compares its bytes with the
-     reference of that commit. The latency is from the end of `git checkout` to the end
-     of the first export equal to the reference (an upper bound: equality held when that
-     export read the database); the round fails when no export is equal within
-     --timeout s (default 30). After equality the status is polled on until it says
-     settled, for the report.
+     reference of that commit. The latency is from the end of `git checkout` to the
+     `get_status` poll after which the first equal export was made, when that poll said
+     settled and `get_status` reports the same generation after the export (the index
+     held the exported content at that poll: every index run moves the generation);
+     otherwise to the end of that export (an upper bound: equality held when the export
+     read the database). Both are printed. The round fails when no export is equal
+     within --timeout s (default 30). After equality the status is polled on until it
+     says settled, for the report.
 
 With --call-first, each checkout is followed at once by one `search_symbols` call, which
 waits for the background run (the freshness rule of a watched server); the round line
@@ -201,13 +204,14 @@ def main() -> int:
                 server.call("search_symbols", {"query": "cst_checkout_probe", "limit": 1})
                 walks = (root_status(server).get("watcher") or {}).get("callWalks", 0) - walks0
                 call = f"; search_symbols first answered after {time.perf_counter() - t1:.2f} s, walks {walks}"
-            settled = equal = None
+            settled = equal = exported = None
             exports, last_export, last_data, errors = 0, t1, b"", []
             while time.perf_counter() - t1 < args.timeout and (equal is None or settled is None):
                 st = root_status(server)
+                polled = time.perf_counter() - t1
                 quiet = st.get("pendingChanges") is False and st.get("generation", 0) > gen0
                 if quiet and settled is None:
-                    settled = time.perf_counter() - t1
+                    settled = polled
                 if equal is None and (quiet or time.perf_counter() - last_export >= args.export_every):
                     data, err = export(binary, repo, db)
                     last_export = time.perf_counter()
@@ -215,13 +219,17 @@ def main() -> int:
                     if data is None:
                         errors.append(err)
                     elif data == references[target]:
-                        equal = last_export - t1
+                        exported = last_export - t1
+                        # The generation did not move during the export: the index held
+                        # the exported (equal) content already when it was polled.
+                        same = root_status(server).get("generation") == st.get("generation")
+                        equal = polled if quiet and same else exported
                     else:
                         last_data = data
                 time.sleep(args.poll)
             name = f"round {k + 1} ({current} -> {target})"
             print(f"{name}: checkout {t1 - t0:.2f} s; get_status settled {secs(settled)}; "
-                  f"equal {secs(equal)} after the checkout's end; {exports} exports"
+                  f"equal {secs(equal)} after the checkout's end (export done {secs(exported)}); {exports} exports"
                   + (f", {len(errors)} failed ({errors[0][:120]})" if errors else "") + call)
             if equal is None:
                 problems.append(f"{name}: the served index never equalled the reference within {args.timeout:g} s")
