@@ -199,6 +199,51 @@ fn py_src_layout_incremental_runs_agree_with_fresh_ones() {
     );
 }
 
+/// Python module-level aliases (`fixtures/py-aliases`): calls through `OMD =
+/// OrderedMultiDict` reach the class and, through instances, its methods; aliases that
+/// name nothing or only themselves, and function-local names, stay open.
+#[test]
+fn py_aliases_calls_match_readme() {
+    let (_dir, root) = fixture_copy("py-aliases");
+    let db = root.parent().unwrap().join("index.db");
+    index_json(&root, &db, &[]);
+    let conn = open_db(&db);
+    assert_eq!(calls(&conn), readme_block("py-aliases", "calls"), "calls");
+    assert_eq!(
+        open_calls(&conn),
+        readme_block("py-aliases", "open"),
+        "call sites without an edge"
+    );
+}
+
+/// Editing an alias re-resolves the calls of the files that use it, in this module and
+/// in the importing test.
+#[test]
+fn py_aliases_incremental_runs_agree_with_fresh_ones() {
+    let replace = |root: &Path, from: &str, to: &str| {
+        let path = root.join("pkg/dictutils.py");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "no {from:?}");
+        std::fs::write(path, text.replace(from, to)).unwrap();
+    };
+    incremental_agrees(
+        "py-aliases",
+        &[
+            // The alias names a builtin: calls through it and its instances go external.
+            &|root| replace(root, "OMD = OrderedMultiDict", "OMD = dict"),
+            // Back to the class, and the alias of the alias now names it directly.
+            &|root| {
+                replace(root, "OMD = dict", "OMD = OrderedMultiDict");
+                replace(root, "MultiDict = OMD", "MultiDict = OrderedMultiDict");
+            },
+            // The alias goes: `from pkg.dictutils import OMD` binds nothing known.
+            &|root| replace(root, "OMD = OrderedMultiDict\n", ""),
+            // A cycle closes over the test's names.
+            &|root| write(root, "pkg/loops.py", "A = B\nB = A\nOMD = A\n"),
+        ],
+    );
+}
+
 /// `path:line receiver.name status` of the call sites without an edge.
 fn open_calls(conn: &rusqlite::Connection) -> Vec<String> {
     strings(

@@ -155,6 +155,9 @@ pub struct Resolver {
     symbols: Symbols,
     /// Python: attribute lookups of modules, by (module file, name).
     py_members: HashMap<(i64, Box<str>), Option<python::Value>>,
+    /// Python: the module-level aliases being followed, by (file, name): one that
+    /// comes back to itself (`A = B`, `B = A`) names nothing.
+    aliases_followed: Vec<(i64, Box<str>)>,
     /// Python: method resolution orders by class node.
     mros: HashMap<i64, Arc<python::Mro>>,
     /// The keys (see [`dep_key`]) the reference being resolved looked up so far:
@@ -237,6 +240,7 @@ impl Resolver {
             symbols: Symbols::default(),
             py_members: HashMap::new(),
             mros: HashMap::new(),
+            aliases_followed: Vec::new(),
             deps: Vec::new(),
             dep_sets: HashSet::new(),
             member_deps: HashMap::new(),
@@ -671,7 +675,9 @@ impl Resolver {
     /// An export is resolved when its local name is defined or imported at the top of
     /// its file; it makes no edge.
     fn resolve_export(&mut self, tx: &IndexTx<'_>, r: &Ref) -> Result<Outcome, IndexError> {
+        // A Python alias may name a path (`error = os.error`): its first name counts.
         let local = r.qualifier.as_deref().unwrap_or_default();
+        let local = local.split('.').next().unwrap_or(local);
         let file_node = self.file_node(tx, r.file_id)?;
         let defined = self
             .symbols

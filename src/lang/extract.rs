@@ -666,6 +666,18 @@ impl<'s, 't> Collector<'s, 't> {
         if text.is_empty() {
             return;
         }
+        if self.family == Family::Python && kind == BindingKind::Local {
+            if let Some(local) = value.and_then(|v| python::module_alias(name, v, self.source)) {
+                self.exports.push((
+                    offset(name.start_byte()),
+                    ExportRef {
+                        name: text.clone(),
+                        local,
+                        line: line_of(name.start_position().row),
+                    },
+                ));
+            }
+        }
         let hint = match self.family {
             Family::Python => annotation
                 .and_then(|a| python::type_hint(a, self.source))
@@ -1036,11 +1048,18 @@ impl<'s, 't> Collector<'s, 't> {
                 qualifier: call.qualifier.as_deref(),
             })
             .collect();
+        let module_aliases: Vec<&str> = self.exports.iter().map(|(_, e)| e.name.as_str()).collect();
+        let module_aliases = if self.family == Family::Python {
+            module_aliases
+        } else {
+            Vec::new()
+        };
         let scopes = bindings::annotate(
             self.family.scoping(),
             &symbols,
             std::mem::take(&mut self.bindings),
             &sites,
+            &module_aliases,
         );
         drop(sites);
         let mut locator = Locator::new(&symbols);

@@ -386,8 +386,9 @@ pub struct CallRef {
     /// `new Foo()` gives `Foo()`). `None` otherwise.
     pub receiver_type: Option<String>,
     /// The called name (a bare call) or the receiver's first name (a qualified call) is
-    /// a local variable or parameter of an enclosing scope, not a definition or an
-    /// import: its value is not known from the names alone.
+    /// a local variable or parameter of an enclosing scope, not a definition, an
+    /// import or a Python module-level alias (`OMD = OrderedMultiDict`): its value is
+    /// not known from the names alone.
     pub local: bool,
     /// Written as a constructor call with `new` (JS/TS, Java, C++).
     pub constructor: bool,

@@ -399,10 +399,43 @@ impl Resolver {
                 None => None,
             };
         }
-        // Module level: names bound by imports, then star imports.
-        Ok(self
-            .py_imported(tx, file, name, 0)?
-            .map(|value| (value, Rule::Import)))
+        // Module level: names bound by imports, then star imports, then aliases.
+        if let Some(value) = self.py_imported(tx, file, name, 0)? {
+            return Ok(Some((value, Rule::Import)));
+        }
+        self.py_alias(tx, file, name, 0)
+    }
+
+    /// What a module-level alias of `file` named `name` (`OMD = OrderedMultiDict`,
+    /// `error = os.error`: an `export` reference, see `lang::extract::python`) stands
+    /// for: its path looked up from the module's scope, with the rule of the path's
+    /// last step. `None` when no alias has that name, or when its path names nothing
+    /// (or comes back to an alias being followed).
+    fn py_alias(
+        &mut self,
+        tx: &IndexTx<'_>,
+        file: i64,
+        name: &str,
+        depth: usize,
+    ) -> Result<Option<(Value, Rule)>, IndexError> {
+        let exports = self.symbols.exports_of(tx, file)?;
+        // The last one written is the one bound once the module has run.
+        let Some((_, path)) = exports.iter().rfind(|(exported, _)| exported == name) else {
+            return Ok(None);
+        };
+        let here = (file, Box::<str>::from(name));
+        if depth > MAX_DEPTH || self.aliases_followed.contains(&here) {
+            return Ok(None);
+        }
+        let Some(file_node) = self.file_node(tx, file)? else {
+            return Ok(None);
+        };
+        let path = path.clone();
+        let segs: Vec<&str> = path.split('.').collect();
+        self.aliases_followed.push(here);
+        let found = self.py_path(tx, file, file_node, &segs);
+        self.aliases_followed.pop();
+        found
     }
 
     /// What the imports of `file` bind `name` to, star imports last; `None` when none
@@ -550,12 +583,15 @@ impl Resolver {
             Some(d) => Some(Value::Def(d)),
             None => match self.py_imported(tx, m, name, depth)? {
                 Some(v) => Some(v),
-                None => {
-                    let path = self.paths.get(&m).cloned().unwrap_or_default();
-                    self.modules
-                        .python_submodule(m, &path, name)
-                        .map(Value::Module)
-                }
+                None => match self.py_alias(tx, m, name, depth + 1)? {
+                    Some((v, _)) => Some(v),
+                    None => {
+                        let path = self.paths.get(&m).cloned().unwrap_or_default();
+                        self.modules
+                            .python_submodule(m, &path, name)
+                            .map(Value::Module)
+                    }
+                },
             },
         };
         let deps = distinct(&self.deps[start..]);

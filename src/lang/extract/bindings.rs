@@ -149,6 +149,7 @@ pub(super) fn annotate(
     symbols: &[Symbol],
     mut bindings: Vec<PendingBinding>,
     calls: &[CallSite<'_>],
+    module_aliases: &[&str],
 ) -> Vec<CallScope> {
     if bindings.is_empty() {
         return vec![CallScope::default(); calls.len()];
@@ -218,7 +219,7 @@ pub(super) fn annotate(
     let follow = |hint: &Option<Hint>, scope: Option<usize>| -> Option<Hint> {
         match hint {
             Some(Hint::Name(n)) => lookup(rules, symbols, &defs, &scopes, scope, n)
-                .and_then(|entry| agreed(&entry.hints))
+                .and_then(|(_, entry)| agreed(&entry.hints))
                 .map(Hint::Type),
             other => other.clone(),
         }
@@ -278,8 +279,11 @@ pub(super) fn annotate(
                 return CallScope::default();
             };
             let mut out = CallScope::default();
-            if let Some(entry) = lookup(rules, symbols, &defs, &scopes, innermost, root) {
-                out.local = true;
+            if let Some((bound_in, entry)) = lookup(rules, symbols, &defs, &scopes, innermost, root)
+            {
+                // A module-level alias (`OMD = OrderedMultiDict`) names what its path
+                // names: the resolver follows it (see `CallRef::local`).
+                out.local = !(bound_in.is_none() && module_aliases.contains(&root));
                 if call.qualifier == Some(root) && !(rules.strict && entry.unhinted) {
                     out.receiver_type = agreed(&entry.hints);
                 }
@@ -305,8 +309,9 @@ pub(super) fn annotate(
         .collect()
 }
 
-/// The bindings `root` refers to from the innermost scope `start`, or `None` when it is
-/// a definition or not bound in the file.
+/// The bindings `root` refers to from the innermost scope `start`, with the scope that
+/// binds it (`None`: the module), or `None` when it is a definition or not bound in
+/// the file.
 fn lookup<'m, 'n>(
     rules: Rules,
     symbols: &[Symbol],
@@ -314,7 +319,7 @@ fn lookup<'m, 'n>(
     scopes: &'m HashMap<(Option<usize>, &'n str), Entry>,
     start: Option<usize>,
     root: &'n str,
-) -> Option<&'m Entry> {
+) -> Option<(Option<usize>, &'m Entry)> {
     let mut scope = start;
     let mut first = true;
     loop {
@@ -329,7 +334,7 @@ fn lookup<'m, 'n>(
             // `global x` / `nonlocal x` send the lookup outwards.
             if let Some(entry) = scopes.get(&(scope, root)) {
                 if entry.local && !entry.not_local {
-                    return Some(entry);
+                    return Some((scope, entry));
                 }
             }
         }

@@ -181,6 +181,41 @@ pub(super) fn type_hint(node: Node, source: &[u8]) -> Option<String> {
 /// The receiver type a value gives its name: `Foo(...)` → `Foo()`, `a.make(...)` →
 /// `a.make()` (the result of that call), another name → that name's type; `None` for
 /// anything else.
+/// A module-level alias, `OMD = OrderedMultiDict` or `error = os.error`: `name` is the
+/// whole left side of an assignment statement written at the top of the module (not
+/// inside an `if`, `try`, loop, function or class: a conditional alias, such as
+/// `if 'strcoll' not in globals(): strcoll = _strcoll`, may not be what runs), and
+/// `value` a name or a dotted path of names. Returns the path (`OrderedMultiDict`,
+/// `os.error`), recorded as an export of the module: another name for what the path
+/// names.
+pub(super) fn module_alias(name: Node, value: Node, source: &[u8]) -> Option<String> {
+    let assignment = name.parent().filter(|p| p.kind() == "assignment")?;
+    if assignment.child_by_field_name("left") != Some(name)
+        || assignment.child_by_field_name("right") != Some(value)
+    {
+        return None;
+    }
+    let statement = assignment
+        .parent()
+        .filter(|p| p.kind() == "expression_statement")?;
+    statement.parent().filter(|p| p.kind() == "module")?;
+    dotted_path(value, source)
+}
+
+/// `a` or `a.b.c` when `node` is a name or an attribute path of names only.
+fn dotted_path(node: Node, source: &[u8]) -> Option<String> {
+    match node.kind() {
+        "identifier" => Some(text::node_text(source, node)),
+        "attribute" => {
+            let object = dotted_path(node.child_by_field_name("object")?, source)?;
+            let attribute = node.child_by_field_name("attribute")?;
+            (attribute.kind() == "identifier")
+                .then(|| format!("{object}.{}", text::node_text(source, attribute)))
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn value_hint(node: Node, source: &[u8]) -> Option<Hint> {
     if node.kind() == "identifier" {
         return Some(Hint::Name(text::node_text(source, node)));
