@@ -204,16 +204,7 @@ fn py_src_layout_incremental_runs_agree_with_fresh_ones() {
 /// name nothing or only themselves, and function-local names, stay open.
 #[test]
 fn py_aliases_calls_match_readme() {
-    let (_dir, root) = fixture_copy("py-aliases");
-    let db = root.parent().unwrap().join("index.db");
-    index_json(&root, &db, &[]);
-    let conn = open_db(&db);
-    assert_eq!(calls(&conn), readme_block("py-aliases", "calls"), "calls");
-    assert_eq!(
-        open_calls(&conn),
-        readme_block("py-aliases", "open"),
-        "call sites without an edge"
-    );
+    check_calls_readme("py-aliases");
 }
 
 /// Editing an alias re-resolves the calls of the files that use it, in this module and
@@ -256,35 +247,38 @@ fn open_calls(conn: &rusqlite::Connection) -> Vec<String> {
     )
 }
 
-#[test]
-fn ts_calls_rules_and_look_alikes_match_readme() {
-    let (_dir, root) = fixture_copy("ts-calls");
+/// Indexes a copy of `fixture` and requires its README's ```calls and ```open blocks
+/// to be exactly the index's call edges and call sites without an edge; returns the
+/// open database.
+fn check_calls_readme(fixture: &str) -> (tempfile::TempDir, rusqlite::Connection) {
+    let (dir, root) = fixture_copy(fixture);
     let db = root.parent().unwrap().join("index.db");
     index_json(&root, &db, &[]);
     let conn = open_db(&db);
-    assert_eq!(calls(&conn), readme_block("ts-calls", "calls"), "calls");
+    assert_eq!(
+        calls(&conn),
+        readme_block(fixture, "calls"),
+        "{fixture}: calls"
+    );
     assert_eq!(
         open_calls(&conn),
-        readme_block("ts-calls", "open"),
-        "call sites without an edge"
+        readme_block(fixture, "open"),
+        "{fixture}: call sites without an edge"
     );
+    (dir, conn)
+}
+
+#[test]
+fn ts_calls_rules_and_look_alikes_match_readme() {
+    check_calls_readme("ts-calls");
 }
 
 /// CommonJS with declaration files beside the JavaScript (`fixtures/js-cjs`): the
 /// imports, call edges and open call sites its README lists.
 #[test]
 fn js_cjs_imports_and_calls_match_readme() {
-    let (_dir, root) = fixture_copy("js-cjs");
-    let db = root.parent().unwrap().join("index.db");
-    index_json(&root, &db, &[]);
-    let conn = open_db(&db);
+    let (_dir, conn) = check_calls_readme("js-cjs");
     assert_eq!(imports(&conn), readme_block("js-cjs", "imports"), "imports");
-    assert_eq!(calls(&conn), readme_block("js-cjs", "calls"), "calls");
-    assert_eq!(
-        open_calls(&conn),
-        readme_block("js-cjs", "open"),
-        "call sites without an edge"
-    );
 }
 
 /// Editing a base class in one file moves the resolution of calls in other files, and
