@@ -165,8 +165,9 @@ pub struct Resolver {
     /// as one set of `ref_dep_sets` (those of its own file left out: its references are
     /// all new when it changes).
     deps: Vec<i64>,
-    /// The key sets written (or found stored) in this run, by set id.
-    dep_sets: HashSet<i64>,
+    /// The key sets written in this run (whole, not by id: two sets sharing an id are
+    /// both written, as the union of their keys under that id).
+    dep_sets: HashSet<Vec<i64>>,
     /// The keys each `py_members` entry was computed from (a cache hit adds them).
     member_deps: HashMap<(i64, Box<str>), Arc<[i64]>>,
     /// The keys each `mros` entry was computed from.
@@ -627,8 +628,9 @@ impl Resolver {
         keys.sort_unstable();
         keys.dedup();
         let id = dep_set_id(&keys);
-        if self.dep_sets.insert(id) {
+        if !self.dep_sets.contains(&keys) {
             tx.insert_dep_set(id, &keys)?;
+            self.dep_sets.insert(keys);
         }
         Ok(Some(id))
     }
@@ -855,8 +857,9 @@ impl Resolver {
 /// (2), then calls and value references (3).
 /// The id of a set of keys (sorted, distinct): the 64-bit FNV-1a hash of the keys'
 /// little-endian bytes (Fowler, Noll and Vo; the parameters of
-/// <http://www.isthe.com/chongo/tech/comp/fnv/>). Two sets with one id would only make
-/// an edit resolve the references of both again: time, never exactness.
+/// <http://www.isthe.com/chongo/tech/comp/fnv/>). Two sets with one id are stored as
+/// the union of their keys, so an edit would only resolve the references of both
+/// again: time, never exactness.
 fn dep_set_id(keys: &[i64]) -> i64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in keys.iter().flat_map(|k| k.to_le_bytes()) {
