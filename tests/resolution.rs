@@ -207,6 +207,13 @@ fn py_aliases_calls_match_readme() {
     check_calls_readme("py-aliases");
 }
 
+/// `X.__new__(C)` makes an instance of `C` (`fixtures/py-new`): `super().__new__(cls)`
+/// and `object.__new__(cls)` in a class, `Node.__new__(Leaf)` anywhere.
+#[test]
+fn py_new_calls_match_readme() {
+    check_calls_readme("py-new");
+}
+
 /// Editing an alias re-resolves the calls of the files that use it, in this module and
 /// in the importing test.
 #[test]

@@ -202,6 +202,20 @@ pub(super) fn module_alias(name: Node, value: Node, source: &[u8]) -> Option<Str
     dotted_path(value, source)
 }
 
+/// `X.__new__(C, ...)` (`super().__new__(cls)`, `object.__new__(cls)`) makes an
+/// instance of `C`: the first argument, when it is a name.
+fn new_instance_of<'t>(function: Node<'t>, call: Node<'t>, source: &[u8]) -> Option<Node<'t>> {
+    if function.kind() != "attribute" {
+        return None;
+    }
+    let attribute = function.child_by_field_name("attribute")?;
+    if attribute.kind() != "identifier" || text::node_text(source, attribute) != "__new__" {
+        return None;
+    }
+    let first = call.child_by_field_name("arguments")?.named_child(0)?;
+    (first.kind() == "identifier").then_some(first)
+}
+
 /// `a` or `a.b.c` when `node` is a name or an attribute path of names only.
 fn dotted_path(node: Node, source: &[u8]) -> Option<String> {
     match node.kind() {
@@ -224,6 +238,9 @@ pub(super) fn value_hint(node: Node, source: &[u8]) -> Option<Hint> {
         return None;
     }
     let function = node.child_by_field_name("function")?;
+    if let Some(class) = new_instance_of(function, node, source) {
+        return Some(Hint::Value(format!("{}()", text::node_text(source, class))));
+    }
     let mut text = text::node_text(source, function);
     text.retain(|c| !c.is_whitespace());
     let dotted = !text.is_empty()
