@@ -343,7 +343,17 @@ fn folder_info_roles_edges_and_report() {
     let again = ok(&mut c, "folder_info", json!({"path": "geo"}));
     assert_eq!(again["existingDoc"]["stale"], false);
     std::fs::write(root.join("geo/extra.py"), "def more():\n    return 1\n").unwrap();
-    let again = ok(&mut c, "folder_info", json!({"path": "geo"}));
+    // The server watches the tree: the new file's event reaches it asynchronously (on
+    // a loaded machine, after the next call may have answered), so ask until the run
+    // it starts is in, for at most 10 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let again = loop {
+        let again = ok(&mut c, "folder_info", json!({"path": "geo"}));
+        if again["existingDoc"]["stale"] == true || std::time::Instant::now() > deadline {
+            break again;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
     assert_eq!(
         again["existingDoc"]["stale"], true,
         "a new file makes the folder doc stale"
