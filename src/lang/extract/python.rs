@@ -189,6 +189,11 @@ pub(super) fn type_hint(node: Node, source: &[u8]) -> Option<String> {
 /// `os.error`), recorded as an export of the module: another name for what the path
 /// names.
 pub(super) fn module_alias(name: Node, value: Node, source: &[u8]) -> Option<String> {
+    // `Node::parent` walks down from the root, through every top-level statement
+    // before this one: asked only of the few bindings whose value is a name.
+    if !matches!(value.kind(), "identifier" | "attribute") {
+        return None;
+    }
     let assignment = name.parent().filter(|p| p.kind() == "assignment")?;
     if assignment.child_by_field_name("left") != Some(name)
         || assignment.child_by_field_name("right") != Some(value)
