@@ -542,3 +542,52 @@ fn many_files_changed_in_one_run_leave_the_search_table_of_a_fresh_build() {
     );
     assert_eq!(hits(&search(&root, &db, "tokenizer", &[])).len(), 0);
 }
+
+/// A build from nothing writes its search table on a thread of its own, in a file
+/// beside the build, and copies it in after the commit (`store::search_build`). The
+/// table must be the one the run's own transaction writes (`--full` on an existing
+/// database rebuilds in place), pass FTS5's integrity check, answer searches alike,
+/// and leave no file behind.
+#[test]
+fn a_build_from_nothing_copies_in_the_search_table_its_own_transaction_would_write() {
+    let (dir, root, side_built) = common::indexed_fixture("search-app");
+    let in_place = dir.path().join("in-place.db");
+    common::index_json(&root, &in_place, &[]);
+    let run = common::index_json(&root, &in_place, &["--full"]);
+    assert!(run["filesParsed"].as_u64().unwrap() > 5, "{run}");
+
+    let side = vocabulary(&side_built);
+    assert!(side.len() > 50, "{}", side.len());
+    assert_eq!(side, vocabulary(&in_place));
+    let rows = |db: &Path| -> i64 {
+        common::open_db(db)
+            .query_row("SELECT count(*) FROM symbol_search_docsize", [], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    let nodes: i64 = common::open_db(&side_built)
+        .query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!((rows(&side_built), rows(&in_place)), (nodes, nodes));
+    let conn = rusqlite::Connection::open(&side_built).unwrap();
+    conn.execute(
+        "INSERT INTO symbol_search (symbol_search, rank) VALUES ('integrity-check', 1)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    for query in ["parse_request", "http resp", "tokenzier", "cache"] {
+        assert_eq!(
+            hits(&search(&root, &side_built, query, &[])),
+            hits(&search(&root, &in_place, query, &[])),
+            "{query}"
+        );
+    }
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains("partial") || name.ends_with("-search"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

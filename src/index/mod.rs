@@ -697,6 +697,11 @@ fn index_walked(
     } else {
         Vec::new()
     };
+    // A private build file's search table is built on a thread of its own and copied
+    // in after the commit, before anyone can open the file.
+    if fresh && store.is_private() {
+        tx.build_search_beside(store.path())?;
+    }
     let mut pending = Pending {
         paths_changed: opts.full,
         ..Pending::default()
@@ -768,7 +773,13 @@ fn index_walked(
     report.generation = new_generation;
     report.changed = changed;
     crate::store::shard::write_meta(&tx, cut.as_ref().map(|(_, meta)| meta))?;
+    let search = tx.take_search_build();
     commit_run(tx, &started_at, opts.full, &mut report)?;
+    if let Some(search) = search {
+        let t = Instant::now();
+        search.finish(store.path())?;
+        tracing::debug!("search table copied in {} ms", t.elapsed().as_millis());
+    }
     count_totals(&conn, &mut report)?;
     Ok(report)
 }

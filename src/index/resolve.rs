@@ -37,7 +37,7 @@ use super::import_resolution::{Modules, Target};
 use super::interface::dep_key;
 use super::{IndexError, Progress};
 use crate::lang::Language;
-use crate::store::files::{DefKind, Definition, IndexTx, Ref};
+use crate::store::files::{DefKind, Definition, IndexTx, Ref, RefWriter};
 pub use rules::Rule;
 use symbols::Symbols;
 
@@ -409,7 +409,7 @@ impl Resolver {
                     moved_files.insert(r.file_id);
                 }
             }
-            self.write(tx, r, is_new, "imports", outcome, None)?;
+            self.write_now(tx, r, is_new, "imports", outcome, None)?;
         }
         tracing::debug!(
             "resolve: {} imports in {} ms",
@@ -464,7 +464,7 @@ impl Resolver {
             self.deps.clear();
             let outcome = self.resolve_export(tx, r)?;
             let deps = self.dep_set(tx, r)?;
-            self.write(tx, r, is_new, "calls", outcome, deps)?;
+            self.write_now(tx, r, is_new, "calls", outcome, deps)?;
         }
         self.symbols.exports_ready(tx)?;
         for (r, is_new) in merge_by_id(&new[new_exports..new_bases], &old[old_exports..old_bases]) {
@@ -476,7 +476,7 @@ impl Resolver {
             self.deps.clear();
             let outcome = self.resolve_base(tx, r)?;
             let deps = self.dep_set(tx, r)?;
-            self.write(tx, r, is_new, kind, outcome, deps)?;
+            self.write_now(tx, r, is_new, kind, outcome, deps)?;
         }
         self.symbols.bases_ready(tx)?;
         // Writing a large share of the references again (a branch switch) costs less
@@ -504,6 +504,9 @@ impl Resolver {
         self.mros.clear();
         self.mro_deps.clear();
         self.native = native::Caches::default();
+        // Nothing in this loop reads call or value references, or their edges: they
+        // can wait in the writer for a multi-row insert.
+        let mut writer = tx.ref_writer();
         for (r, is_new) in merge_by_id(&new[new_bases..], &old[old_bases..]) {
             self.deps.clear();
             let (outcome, kind) = if r.kind == "reference" {
@@ -512,8 +515,10 @@ impl Resolver {
                 (self.resolve_call(tx, r)?, "calls")
             };
             let deps = self.dep_set(tx, r)?;
-            self.write(tx, r, is_new, kind, outcome, deps)?;
+            self.write(&mut writer, r, is_new, kind, outcome, deps)?;
         }
+        writer.flush()?;
+        drop(writer);
         tracing::debug!(
             "resolve: {} names in {} ms",
             total - new_imports - old_imports,
@@ -698,20 +703,39 @@ impl Resolver {
         ))
     }
 
-    /// Writes a reference's status, its set of looked-up keys and its edges.
-    fn write(
+    /// Writes a reference's status, its set of looked-up keys and its edges at once.
+    fn write_now(
         &self,
         tx: &IndexTx<'_>,
         r: &Ref,
         is_new: bool,
-        kind: &str,
+        kind: &'static str,
+        o: Outcome,
+        deps: Option<i64>,
+    ) -> Result<(), IndexError> {
+        let mut writer = tx.ref_writer();
+        self.write(&mut writer, r, is_new, kind, o, deps)?;
+        Ok(writer.flush()?)
+    }
+
+    /// Writes a reference's status, its set of looked-up keys and its edges through
+    /// `writer`: a new reference and the edges wait there until it flushes; an old
+    /// reference's new outcome is written at once.
+    fn write<'w>(
+        &self,
+        writer: &mut RefWriter<'w, '_>,
+        r: &'w Ref,
+        is_new: bool,
+        kind: &'static str,
         o: Outcome,
         deps: Option<i64>,
     ) -> Result<(), IndexError> {
         if is_new {
-            tx.insert_ref(r, o.status, o.candidates, deps)?;
+            writer.insert_ref(r, o.status, o.candidates, deps)?;
         } else {
-            tx.set_ref_outcome(r.id, o.status, o.candidates, deps)?;
+            writer
+                .tx()
+                .set_ref_outcome(r.id, o.status, o.candidates, deps)?;
         }
         let family = self.family(r.file_id);
         for (dst, rule) in o.edges {
@@ -719,7 +743,7 @@ impl Resolver {
                 Some(rule) => (rules::confidence(family, rule), rule.provenance()),
                 None => (1.0, "specifier"),
             };
-            tx.insert_edge(
+            writer.insert_edge(
                 r.src_id,
                 dst,
                 kind,

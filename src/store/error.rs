@@ -70,6 +70,10 @@ pub enum StoreError {
     Pool(#[from] r2d2::Error),
     #[error("migration failed: {0}")]
     Migration(String),
+    /// The thread that builds the search table of a build from nothing failed
+    /// (`store::search_build`).
+    #[error("building the symbol search table: {0}")]
+    SearchBuild(String),
 }
 
 /// What a user does about a database that cannot be written where it is.

@@ -3,9 +3,11 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, LazyLock};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
+use super::search_build::SearchBuild;
 use super::StoreError;
 
 /// A `files` row as the indexer compares it with the disk.
@@ -288,7 +290,10 @@ pub struct IndexTx<'c> {
     next_edge: Cell<i64>,
     /// The file whose nodes are being inserted: its id, path parts and language, for
     /// the `symbol_search` rows (nodes come file by file, so one lookup per file).
-    search_file: RefCell<Option<(i64, String, String)>>,
+    search_file: RefCell<Option<(i64, SearchFile)>>,
+    /// In a build from nothing, the thread that builds `symbol_search` beside it
+    /// ([`IndexTx::build_search_beside`]): the rows go there instead.
+    search_build: RefCell<Option<SearchBuild>>,
     /// Files whose `symbol_search` rows [`IndexTx::delete_search_rows`] already deleted,
     /// with whether the `file` node's row was kept: their coming clear or delete
     /// leaves the search table alone.
@@ -308,6 +313,231 @@ pub struct SearchedNode<'a> {
     pub qualified_name: &'a str,
     pub signature: Option<&'a str>,
 }
+
+/// Rows one multi-row `INSERT` of a [`RefWriter`] writes: its per-statement work
+/// (binding, stepping, resetting, the statement cache) is shared by this many rows.
+pub const ROWS_PER_INSERT: usize = 64;
+
+/// The multi-row and the one-row `INSERT` of one table.
+struct Insert {
+    /// Parameters per row.
+    columns: usize,
+    batch: LazyLock<String>,
+    one: LazyLock<String>,
+}
+
+const REF_HEAD: &str =
+    "INSERT INTO refs (id, file_id, src_id, kind, form, name, qualifier, line, col,
+   receiver_type, bindings, flags, status, candidates, deps) VALUES ";
+const EDGE_HEAD: &str =
+    "INSERT INTO edges (id, src_id, dst_id, kind, file_id, line, confidence, provenance, ref_id) VALUES ";
+
+/// The `INSERT`s of references: 15 parameters a row (see [`bind_ref`]).
+static REF_INSERT: Insert = Insert {
+    columns: 15,
+    batch: LazyLock::new(|| insert_sql(REF_HEAD, 15, ROWS_PER_INSERT)),
+    one: LazyLock::new(|| insert_sql(REF_HEAD, 15, 1)),
+};
+
+/// The `INSERT`s of edges: 9 parameters a row (see [`bind_edge`]).
+static EDGE_INSERT: Insert = Insert {
+    columns: 9,
+    batch: LazyLock::new(|| insert_sql(EDGE_HEAD, 9, ROWS_PER_INSERT)),
+    one: LazyLock::new(|| insert_sql(EDGE_HEAD, 9, 1)),
+};
+
+/// `head` followed by `rows` groups of `columns` numbered parameters:
+/// `... VALUES (?1, ?2), (?3, ?4)`.
+fn insert_sql(head: &str, columns: usize, rows: usize) -> String {
+    let mut sql = String::from(head);
+    for row in 0..rows {
+        sql.push_str(if row == 0 { "(" } else { ", (" });
+        for column in 0..columns {
+            if column > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!("?{}", row * columns + column + 1));
+        }
+        sql.push(')');
+    }
+    sql
+}
+
+/// A reference to insert, with its status, candidates and key set (see
+/// [`IndexTx::insert_ref`]).
+type RefRow<'r> = (&'r Ref, &'r str, usize, Option<i64>);
+
+/// An edge to insert, its id already taken.
+struct EdgeRow<'r> {
+    id: i64,
+    src_id: i64,
+    dst_id: i64,
+    kind: &'r str,
+    file_id: i64,
+    line: Option<u32>,
+    confidence: f64,
+    provenance: &'r str,
+    ref_id: Option<i64>,
+}
+
+/// Binds a reference as row `row` (0-based) of a `refs` insert.
+fn bind_ref(
+    stmt: &mut rusqlite::Statement<'_>,
+    row: usize,
+    &(r, status, candidates, deps): &RefRow<'_>,
+) -> rusqlite::Result<()> {
+    let at = row * REF_INSERT.columns;
+    stmt.raw_bind_parameter(at + 1, r.id)?;
+    stmt.raw_bind_parameter(at + 2, r.file_id)?;
+    stmt.raw_bind_parameter(at + 3, r.src_id)?;
+    stmt.raw_bind_parameter(at + 4, r.kind)?;
+    stmt.raw_bind_parameter(at + 5, r.form)?;
+    stmt.raw_bind_parameter(at + 6, &r.name)?;
+    stmt.raw_bind_parameter(at + 7, &r.qualifier)?;
+    stmt.raw_bind_parameter(at + 8, r.line)?;
+    stmt.raw_bind_parameter(at + 9, r.col)?;
+    stmt.raw_bind_parameter(at + 10, &r.receiver_type)?;
+    stmt.raw_bind_parameter(at + 11, &r.bindings)?;
+    stmt.raw_bind_parameter(at + 12, r.flags)?;
+    stmt.raw_bind_parameter(at + 13, status)?;
+    stmt.raw_bind_parameter(at + 14, candidates as i64)?;
+    stmt.raw_bind_parameter(at + 15, deps)
+}
+
+/// Binds an edge as row `row` (0-based) of an `edges` insert.
+fn bind_edge(
+    stmt: &mut rusqlite::Statement<'_>,
+    row: usize,
+    e: &EdgeRow<'_>,
+) -> rusqlite::Result<()> {
+    let at = row * EDGE_INSERT.columns;
+    stmt.raw_bind_parameter(at + 1, e.id)?;
+    stmt.raw_bind_parameter(at + 2, e.src_id)?;
+    stmt.raw_bind_parameter(at + 3, e.dst_id)?;
+    stmt.raw_bind_parameter(at + 4, e.kind)?;
+    stmt.raw_bind_parameter(at + 5, e.file_id)?;
+    stmt.raw_bind_parameter(at + 6, e.line)?;
+    stmt.raw_bind_parameter(at + 7, e.confidence)?;
+    stmt.raw_bind_parameter(at + 8, e.provenance)?;
+    stmt.raw_bind_parameter(at + 9, e.ref_id)
+}
+
+/// Inserts the references a resolution run writes, and their edges, in multi-row
+/// `INSERT`s of [`ROWS_PER_INSERT`] rows. On the standard library (437,000 references,
+/// 212,000 edges) the names phase of a build takes 0.75 s instead of 1.0 s.
+///
+/// Rows wait in the writer until a batch is full or [`RefWriter::flush`] runs: until
+/// then a query does not see them, so the caller reads none of the rows it writes
+/// through here (and none of their edges) before flushing. A reference is always
+/// written before the edges that name it (`edges.ref_id` is a foreign key). Dropping
+/// the writer without [`RefWriter::flush`] loses the waiting rows: only an error path
+/// (whose transaction is rolled back) may do that.
+pub struct RefWriter<'w, 'c> {
+    tx: &'w IndexTx<'c>,
+    refs: Vec<RefRow<'w>>,
+    edges: Vec<EdgeRow<'w>>,
+}
+
+impl<'w, 'c> RefWriter<'w, 'c> {
+    /// The transaction the rows go to.
+    pub fn tx(&self) -> &'w IndexTx<'c> {
+        self.tx
+    }
+
+    /// Adds a reference with its status, candidates and key set (see
+    /// [`IndexTx::insert_ref`]).
+    pub fn insert_ref(
+        &mut self,
+        r: &'w Ref,
+        status: &'w str,
+        candidates: usize,
+        deps: Option<i64>,
+    ) -> Result<(), StoreError> {
+        self.refs.push((r, status, candidates, deps));
+        if self.refs.len() == ROWS_PER_INSERT {
+            self.write_refs()?;
+        }
+        Ok(())
+    }
+
+    /// Adds an edge (see [`IndexTx::insert_edge`]); its id is taken now, so ids follow
+    /// the order of the calls.
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert_edge(
+        &mut self,
+        src_id: i64,
+        dst_id: i64,
+        kind: &'w str,
+        file_id: i64,
+        line: Option<u32>,
+        confidence: f64,
+        provenance: &'w str,
+        ref_id: Option<i64>,
+    ) -> Result<(), StoreError> {
+        self.edges.push(EdgeRow {
+            id: take(&self.tx.next_edge),
+            src_id,
+            dst_id,
+            kind,
+            file_id,
+            line,
+            confidence,
+            provenance,
+            ref_id,
+        });
+        if self.edges.len() == ROWS_PER_INSERT {
+            // The references these edges name first.
+            self.write_refs()?;
+            self.write_edges()?;
+        }
+        Ok(())
+    }
+
+    /// Writes every waiting row: references, then edges.
+    pub fn flush(&mut self) -> Result<(), StoreError> {
+        self.write_refs()?;
+        self.write_edges()
+    }
+
+    fn write_refs(&mut self) -> Result<(), StoreError> {
+        self.write(&REF_INSERT, |w| &mut w.refs, bind_ref)
+    }
+
+    fn write_edges(&mut self) -> Result<(), StoreError> {
+        self.write(&EDGE_INSERT, |w| &mut w.edges, bind_edge)
+    }
+
+    /// Writes the rows `rows` holds: a full batch in one statement, fewer one by one
+    /// (a statement per row count would crowd the statement cache).
+    fn write<T>(
+        &mut self,
+        insert: &Insert,
+        rows: impl Fn(&mut Self) -> &mut Vec<T>,
+        bind: impl Fn(&mut rusqlite::Statement<'_>, usize, &T) -> rusqlite::Result<()>,
+    ) -> Result<(), StoreError> {
+        let tx = self.tx;
+        let rows = rows(self);
+        if rows.len() == ROWS_PER_INSERT {
+            let mut stmt = tx.tx.prepare_cached(&insert.batch)?;
+            for (i, row) in rows.iter().enumerate() {
+                bind(&mut stmt, i, row)?;
+            }
+            stmt.raw_execute()?;
+        } else {
+            let mut stmt = tx.tx.prepare_cached(&insert.one)?;
+            for row in rows.iter() {
+                bind(&mut stmt, 0, row)?;
+                stmt.raw_execute()?;
+            }
+        }
+        rows.clear();
+        Ok(())
+    }
+}
+
+/// A file's `symbol_search` columns: its path's identifier parts and its language,
+/// shared by the rows of its nodes.
+type SearchFile = Arc<(String, String)>;
 
 /// Hands out the next id of a counter.
 fn take(c: &Cell<i64>) -> i64 {
@@ -384,6 +614,7 @@ impl<'c> IndexTx<'c> {
             next_ref: Cell::new(next_ref),
             next_edge: Cell::new(next_edge),
             search_file: RefCell::new(None),
+            search_build: RefCell::new(None),
             search_rows_gone: RefCell::new(HashMap::new()),
             search_rows_kept: RefCell::new(HashSet::new()),
         })
@@ -833,21 +1064,51 @@ impl<'c> IndexTx<'c> {
         let mut slot = self.search_file.borrow_mut();
         let file = match slot.take() {
             Some(f) if f.0 == n.file_id => f,
-            _ => {
-                let (path, language) = super::symbol_search::file_columns(&self.tx, n.file_id)?;
-                (n.file_id, path, language)
-            }
+            _ => (
+                n.file_id,
+                Arc::new(super::symbol_search::file_columns(&self.tx, n.file_id)?),
+            ),
         };
+        let path_and_language = Arc::clone(&file.1);
+        *slot = Some(file);
+        if let Some(build) = self.search_build.borrow().as_ref() {
+            build.send(super::search_build::Row {
+                id,
+                name: n.name.to_string(),
+                qualified_name: n.qualified_name.to_string(),
+                signature: n.signature.map(str::to_string),
+                kind: n.kind.to_string(),
+                file: path_and_language,
+            });
+            return Ok(());
+        }
         let columns = super::symbol_search::search_columns(
             n.name,
             n.qualified_name,
             n.signature,
             n.kind,
-            &file.1,
-            &file.2,
+            &path_and_language.0,
+            &path_and_language.1,
         );
-        *slot = Some(file);
         super::symbol_search::insert_row(&self.tx, id, &columns)
+    }
+
+    /// From now on, the `symbol_search` rows of new nodes are built on a thread of
+    /// their own, beside the build file `db` (see [`super::search_build`]); the caller
+    /// takes it back with [`IndexTx::take_search_build`] and finishes it after the
+    /// commit. Only for a build from nothing into a private file: until then the table
+    /// holds none of this run's rows, and this run deletes none.
+    ///
+    /// Errors: as [`SearchBuild`]'s start.
+    pub fn build_search_beside(&self, db: &std::path::Path) -> Result<(), StoreError> {
+        *self.search_build.borrow_mut() = Some(SearchBuild::start(&self.tx, db)?);
+        Ok(())
+    }
+
+    /// The search table being built beside this run, if any (see
+    /// [`IndexTx::build_search_beside`]).
+    pub fn take_search_build(&self) -> Option<SearchBuild> {
+        self.search_build.borrow_mut().take()
     }
 
     /// Reserves the id of a reference that will be inserted later (after resolution),
@@ -865,29 +1126,9 @@ impl<'c> IndexTx<'c> {
         candidates: usize,
         deps: Option<i64>,
     ) -> Result<(), StoreError> {
-        self.tx
-            .prepare_cached(
-                "INSERT INTO refs (id, file_id, src_id, kind, form, name, qualifier, line, col,
-                   receiver_type, bindings, flags, status, candidates, deps)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            )?
-            .execute(params![
-                r.id,
-                r.file_id,
-                r.src_id,
-                r.kind,
-                r.form,
-                r.name,
-                r.qualifier,
-                r.line,
-                r.col,
-                r.receiver_type,
-                r.bindings,
-                r.flags,
-                status,
-                candidates as i64,
-                deps
-            ])?;
+        let mut stmt = self.tx.prepare_cached(&REF_INSERT.one)?;
+        bind_ref(&mut stmt, 0, &(r, status, candidates, deps))?;
+        stmt.raw_execute()?;
         Ok(())
     }
 
@@ -904,16 +1145,31 @@ impl<'c> IndexTx<'c> {
         provenance: &str,
         ref_id: Option<i64>,
     ) -> Result<(), StoreError> {
-        let id = take(&self.next_edge);
-        self.tx
-            .prepare_cached(
-                "INSERT INTO edges (id, src_id, dst_id, kind, file_id, line, confidence, provenance, ref_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?
-            .execute(params![
-                id, src_id, dst_id, kind, file_id, line, confidence, provenance, ref_id
-            ])?;
+        let row = EdgeRow {
+            id: take(&self.next_edge),
+            src_id,
+            dst_id,
+            kind,
+            file_id,
+            line,
+            confidence,
+            provenance,
+            ref_id,
+        };
+        let mut stmt = self.tx.prepare_cached(&EDGE_INSERT.one)?;
+        bind_edge(&mut stmt, 0, &row)?;
+        stmt.raw_execute()?;
         Ok(())
+    }
+
+    /// A writer that inserts references and edges [`ROWS_PER_INSERT`] at a time (see
+    /// [`RefWriter`]).
+    pub fn ref_writer<'w>(&'w self) -> RefWriter<'w, 'c> {
+        RefWriter {
+            tx: self,
+            refs: Vec::with_capacity(ROWS_PER_INSERT),
+            edges: Vec::with_capacity(ROWS_PER_INSERT),
+        }
     }
 
     /// Every file as (id, path), for resolution.
@@ -1515,4 +1771,185 @@ pub struct RunRecord<'a> {
     pub files_removed: i64,
     pub refs_resolved: i64,
     pub generation: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An empty index database in memory with one file and `nodes` function nodes;
+    /// returns the connection and the file's id.
+    fn database(nodes: usize) -> (Connection, i64) {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::schema::INDEX_DB
+            .migrate(&mut conn, std::path::Path::new(":memory:"))
+            .unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+        let file_id = {
+            let tx = IndexTx::begin(&mut conn).unwrap();
+            let file = FileRecord {
+                path: "a.py",
+                language: Some("python"),
+                size: 1,
+                mtime_ns: 1,
+                digest: None,
+                status: "parsed",
+                detail: None,
+                interface: None,
+            };
+            let file_id = tx.write_file(None, &file, 1).unwrap();
+            for i in 0..nodes {
+                let name = format!("f{i}");
+                tx.insert_node(&NodeRecord {
+                    key: &name,
+                    file_id,
+                    kind: "function",
+                    name: &name,
+                    qualified_name: &name,
+                    signature: None,
+                    start_line: i as u32 + 1,
+                    end_line: i as u32 + 1,
+                    start_byte: 0,
+                    end_byte: 1,
+                    parent_id: None,
+                })
+                .unwrap();
+            }
+            tx.tx.commit().unwrap();
+            file_id
+        };
+        (conn, file_id)
+    }
+
+    /// `n` references of `file_id`, each with the nodes its edges point to: every
+    /// third has none, the others one or two; every optional column both set and empty.
+    fn rows(file_id: i64, n: usize) -> Vec<(Ref, Vec<i64>)> {
+        (0..n as i64)
+            .map(|i| {
+                let r = Ref {
+                    id: i + 1,
+                    file_id,
+                    src_id: i % 10 + 1,
+                    kind: if i % 2 == 0 { "call" } else { "reference" },
+                    form: None,
+                    name: format!("name{i}"),
+                    qualifier: (i % 3 == 0).then(|| format!("q{i}")),
+                    line: i as u32 + 1,
+                    col: i as u32 % 7,
+                    receiver_type: (i % 5 == 0).then(|| "Foo()".to_string()),
+                    bindings: None,
+                    flags: i % 4,
+                };
+                let dsts = (0..i % 3).map(|k| (i + k) % 10 + 1).collect();
+                (r, dsts)
+            })
+            .collect()
+    }
+
+    /// Every row of `sql`, each column's value in debug form, joined by `|`.
+    fn dump(conn: &Connection, sql: &str) -> Vec<String> {
+        let mut stmt = conn.prepare(sql).unwrap();
+        let columns = stmt.column_count();
+        stmt.query_map([], |row| {
+            (0..columns)
+                .map(|c| {
+                    row.get::<_, rusqlite::types::Value>(c)
+                        .map(|v| format!("{v:?}"))
+                })
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map(|v| v.join("|"))
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .unwrap()
+    }
+
+    /// What [`RefWriter`] writes in batches is row for row what [`IndexTx::insert_ref`]
+    /// and [`IndexTx::insert_edge`] write one at a time, ids included: two full
+    /// batches of references, then a remainder, and edges whose batches fill at other
+    /// points than the references' (an edge batch writes the references it names
+    /// first, or the foreign key would fail).
+    #[test]
+    fn batched_references_and_edges_equal_rows_written_one_by_one() {
+        let n = 2 * ROWS_PER_INSERT + 37;
+        let (mut one, file_id) = database(10);
+        let (mut batched, _) = database(10);
+        let given = rows(file_id, n);
+        {
+            let tx = IndexTx::begin(&mut one).unwrap();
+            for (r, dsts) in &given {
+                tx.insert_ref(r, "resolved", dsts.len(), Some(r.id * 3))
+                    .unwrap();
+                for &dst in dsts {
+                    tx.insert_edge(
+                        r.src_id,
+                        dst,
+                        "calls",
+                        file_id,
+                        Some(r.line),
+                        0.9,
+                        "scope",
+                        Some(r.id),
+                    )
+                    .unwrap();
+                }
+            }
+            tx.tx.commit().unwrap();
+        }
+        {
+            let tx = IndexTx::begin(&mut batched).unwrap();
+            let mut writer = tx.ref_writer();
+            for (r, dsts) in &given {
+                writer
+                    .insert_ref(r, "resolved", dsts.len(), Some(r.id * 3))
+                    .unwrap();
+                for &dst in dsts {
+                    writer
+                        .insert_edge(
+                            r.src_id,
+                            dst,
+                            "calls",
+                            file_id,
+                            Some(r.line),
+                            0.9,
+                            "scope",
+                            Some(r.id),
+                        )
+                        .unwrap();
+                }
+            }
+            writer.flush().unwrap();
+            drop(writer);
+            tx.tx.commit().unwrap();
+        }
+        for (sql, at_least) in [
+            ("SELECT * FROM refs ORDER BY id", n),
+            ("SELECT * FROM edges ORDER BY id", n / 2),
+        ] {
+            let (a, b) = (dump(&one, sql), dump(&batched, sql));
+            assert!(a.len() >= at_least, "{sql}: {} rows", a.len());
+            assert_eq!(a, b, "{sql}");
+        }
+        let violations: i64 = batched
+            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(violations, 0);
+    }
+
+    /// Rows the writer holds are not in the table until it flushes.
+    #[test]
+    fn a_reference_waits_in_the_writer_until_it_flushes() {
+        let (mut conn, file_id) = database(10);
+        let given = rows(file_id, 3);
+        let tx = IndexTx::begin(&mut conn).unwrap();
+        let mut writer = tx.ref_writer();
+        for (r, _) in &given {
+            writer.insert_ref(r, "unresolved", 0, None).unwrap();
+        }
+        assert_eq!(tx.count_refs().unwrap(), 0);
+        writer.flush().unwrap();
+        assert_eq!(tx.count_refs().unwrap(), 3);
+    }
 }

@@ -238,5 +238,6 @@ pub mod export_reads;
 pub mod files;
 pub mod graph;
 pub mod scip_files;
+pub mod search_build;
 pub mod shard;
 pub mod symbol_search;

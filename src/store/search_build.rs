@@ -1,0 +1,177 @@
+//! The `symbol_search` table of a build from nothing, built on a thread of its own.
+//!
+//! In a build from nothing, writing each node's full-text row (identifier splitting,
+//! FTS5 tokenizing, segment flushes and merges) was about a third of the writer
+//! thread's work, and that thread shares the two cores with the parsers. Here the rows
+//! go to a thread that builds the same FTS5 table in a database file of its own beside
+//! the build's (`DB.partial-PID-search`). The thread runs at the lowest scheduling
+//! priority, so it takes the cores the parsers leave: mostly during the resolution
+//! phase, which is single-threaded. After the build commits, [`SearchBuild::finish`]
+//! copies the finished table's storage (its four shadow tables, `symbol_search_data`,
+//! `_idx`, `_docsize` and `_config`) into the build's empty table, in one transaction,
+//! before the file is published. Both tables come from the same `CREATE VIRTUAL TABLE`
+//! text, so the copy is the index FTS5 would have written itself.
+//!
+//! Only a private build file ([`super::Store::open_private`]) uses it: nobody reads that
+//! file before it is published, so nobody sees it between the two commits. A failed or
+//! dropped build removes the side file; one left by a killed process is removed by the
+//! next build's cleanup of stale `DB.partial-PID*` files.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use rusqlite::Connection;
+
+use super::symbol_search::{insert_row, search_columns};
+use super::StoreError;
+
+/// The FTS5 shadow tables of `symbol_search`, which together hold its whole index.
+const SHADOW_TABLES: [&str; 4] = [
+    "symbol_search_data",
+    "symbol_search_idx",
+    "symbol_search_docsize",
+    "symbol_search_config",
+];
+
+/// The parts of one node's search row (see [`search_columns`]).
+pub(super) struct Row {
+    pub id: i64,
+    pub name: String,
+    pub qualified_name: String,
+    pub signature: Option<String>,
+    pub kind: String,
+    /// The file's path parts and language, shared by its nodes.
+    pub file: Arc<(String, String)>,
+}
+
+/// A `symbol_search` table being built beside a build from nothing.
+pub struct SearchBuild {
+    sender: Option<Sender<Row>>,
+    thread: Option<JoinHandle<Result<(), StoreError>>>,
+    side: PathBuf,
+}
+
+impl SearchBuild {
+    /// Starts the thread, with the side file `DB-search` beside the build file `db`,
+    /// whose table is created from `main`'s own `CREATE VIRTUAL TABLE` text.
+    ///
+    /// Errors: [`StoreError::Sqlite`] when `main` has no `symbol_search` table.
+    pub(super) fn start(main: &Connection, db: &Path) -> Result<SearchBuild, StoreError> {
+        let create: String = main.query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'symbol_search'",
+            [],
+            |r| r.get(0),
+        )?;
+        let side = PathBuf::from(format!("{}-search", db.display()));
+        let _ = std::fs::remove_file(&side);
+        let (sender, receiver) = channel();
+        let path = side.clone();
+        let thread = std::thread::Builder::new()
+            .name("search-build".into())
+            .spawn(move || build(&path, &create, receiver))
+            .map_err(|e| StoreError::SearchBuild(format!("starting its thread: {e}")))?;
+        Ok(SearchBuild {
+            sender: Some(sender),
+            thread: Some(thread),
+            side,
+        })
+    }
+
+    /// Hands a node's row to the thread. A thread that has stopped (an error it
+    /// reports at [`SearchBuild::finish`]) drops it.
+    pub(super) fn send(&self, row: Row) {
+        if let Some(sender) = &self.sender {
+            let _ = sender.send(row);
+        }
+    }
+
+    /// Waits for the thread to write every row, then copies its table into the
+    /// `symbol_search` table of the committed build file `db`, which must be empty, in
+    /// one transaction of a connection of its own; removes the side file.
+    ///
+    /// Errors: what the thread met ([`StoreError::Sqlite`], or
+    /// [`StoreError::SearchBuild`] if it panicked), and the copy's SQLite errors.
+    pub fn finish(mut self, db: &Path) -> Result<(), StoreError> {
+        self.wait()?;
+        let conn = Connection::open(db)?;
+        conn.execute_batch("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;")?;
+        conn.execute("ATTACH DATABASE ?1 AS side", [self.side.to_string_lossy()])?;
+        let mut copy = String::from("BEGIN IMMEDIATE;");
+        for table in SHADOW_TABLES {
+            copy.push_str(&format!(
+                "DELETE FROM main.{table}; INSERT INTO main.{table} SELECT * FROM side.{table};"
+            ));
+        }
+        copy.push_str("COMMIT;");
+        let copied = conn.execute_batch(&copy);
+        if copied.is_err() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        conn.execute_batch("DETACH DATABASE side")?;
+        copied?;
+        Ok(())
+    }
+
+    /// Closes the channel and joins the thread: its result.
+    fn wait(&mut self) -> Result<(), StoreError> {
+        self.sender = None;
+        match self.thread.take() {
+            Some(thread) => thread.join().unwrap_or_else(|_| {
+                Err(StoreError::SearchBuild(
+                    "its thread stopped with a panic".into(),
+                ))
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for SearchBuild {
+    fn drop(&mut self) {
+        let _ = self.wait();
+        let _ = std::fs::remove_file(&self.side);
+    }
+}
+
+/// The thread: creates the table in a new file at `side` and writes every row it
+/// receives, in one transaction, until the channel closes.
+fn build(side: &Path, create: &str, rows: Receiver<Row>) -> Result<(), StoreError> {
+    lower_priority();
+    let mut conn = Connection::open(side)?;
+    // A scratch file: no journal, no fsync; the build's own file is what must survive.
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384;",
+    )?;
+    conn.execute_batch(create)?;
+    let tx = conn.transaction()?;
+    for row in rows {
+        let columns = search_columns(
+            &row.name,
+            &row.qualified_name,
+            row.signature.as_deref(),
+            &row.kind,
+            &row.file.0,
+            &row.file.1,
+        );
+        insert_row(&tx, row.id, &columns)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Puts the calling thread at the lowest scheduling priority (Linux: `nice` 19 for
+/// this thread alone), so it runs on what the parsers leave. Elsewhere it stays.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid and setpriority take and return plain integers; this sets the
+        // calling thread's own priority. The result is ignored: a thread left at normal
+        // priority is only slower.
+        unsafe {
+            let tid = libc::gettid();
+            let _ = libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19);
+        }
+    }
+}
