@@ -320,8 +320,6 @@ pub const ROWS_PER_INSERT: usize = 64;
 
 /// The multi-row and the one-row `INSERT` of one table.
 struct Insert {
-    /// Parameters per row.
-    columns: usize,
     batch: LazyLock<String>,
     one: LazyLock<String>,
 }
@@ -334,14 +332,12 @@ const EDGE_HEAD: &str =
 
 /// The `INSERT`s of references: 15 parameters a row (see [`bind_ref`]).
 static REF_INSERT: Insert = Insert {
-    columns: 15,
     batch: LazyLock::new(|| insert_sql(REF_HEAD, 15, ROWS_PER_INSERT)),
     one: LazyLock::new(|| insert_sql(REF_HEAD, 15, 1)),
 };
 
 /// The `INSERT`s of edges: 9 parameters a row (see [`bind_edge`]).
 static EDGE_INSERT: Insert = Insert {
-    columns: 9,
     batch: LazyLock::new(|| insert_sql(EDGE_HEAD, 9, ROWS_PER_INSERT)),
     one: LazyLock::new(|| insert_sql(EDGE_HEAD, 9, 1)),
 };
@@ -380,28 +376,43 @@ struct EdgeRow<'r> {
     ref_id: Option<i64>,
 }
 
+/// Binds `values` as row `row` (0-based) of a multi-row insert of as many columns.
+fn bind_row(
+    stmt: &mut rusqlite::Statement<'_>,
+    row: usize,
+    values: &[&dyn rusqlite::ToSql],
+) -> rusqlite::Result<()> {
+    let at = row * values.len();
+    for (i, value) in values.iter().enumerate() {
+        stmt.raw_bind_parameter(at + i + 1, value)?;
+    }
+    Ok(())
+}
+
 /// Binds a reference as row `row` (0-based) of a `refs` insert.
 fn bind_ref(
     stmt: &mut rusqlite::Statement<'_>,
     row: usize,
     &(r, status, candidates, deps): &RefRow<'_>,
 ) -> rusqlite::Result<()> {
-    let at = row * REF_INSERT.columns;
-    stmt.raw_bind_parameter(at + 1, r.id)?;
-    stmt.raw_bind_parameter(at + 2, r.file_id)?;
-    stmt.raw_bind_parameter(at + 3, r.src_id)?;
-    stmt.raw_bind_parameter(at + 4, r.kind)?;
-    stmt.raw_bind_parameter(at + 5, r.form)?;
-    stmt.raw_bind_parameter(at + 6, &r.name)?;
-    stmt.raw_bind_parameter(at + 7, &r.qualifier)?;
-    stmt.raw_bind_parameter(at + 8, r.line)?;
-    stmt.raw_bind_parameter(at + 9, r.col)?;
-    stmt.raw_bind_parameter(at + 10, &r.receiver_type)?;
-    stmt.raw_bind_parameter(at + 11, &r.bindings)?;
-    stmt.raw_bind_parameter(at + 12, r.flags)?;
-    stmt.raw_bind_parameter(at + 13, status)?;
-    stmt.raw_bind_parameter(at + 14, candidates as i64)?;
-    stmt.raw_bind_parameter(at + 15, deps)
+    let values: [&dyn rusqlite::ToSql; 15] = [
+        &r.id,
+        &r.file_id,
+        &r.src_id,
+        &r.kind,
+        &r.form,
+        &r.name,
+        &r.qualifier,
+        &r.line,
+        &r.col,
+        &r.receiver_type,
+        &r.bindings,
+        &r.flags,
+        &status,
+        &(candidates as i64),
+        &deps,
+    ];
+    bind_row(stmt, row, &values)
 }
 
 /// Binds an edge as row `row` (0-based) of an `edges` insert.
@@ -410,16 +421,18 @@ fn bind_edge(
     row: usize,
     e: &EdgeRow<'_>,
 ) -> rusqlite::Result<()> {
-    let at = row * EDGE_INSERT.columns;
-    stmt.raw_bind_parameter(at + 1, e.id)?;
-    stmt.raw_bind_parameter(at + 2, e.src_id)?;
-    stmt.raw_bind_parameter(at + 3, e.dst_id)?;
-    stmt.raw_bind_parameter(at + 4, e.kind)?;
-    stmt.raw_bind_parameter(at + 5, e.file_id)?;
-    stmt.raw_bind_parameter(at + 6, e.line)?;
-    stmt.raw_bind_parameter(at + 7, e.confidence)?;
-    stmt.raw_bind_parameter(at + 8, e.provenance)?;
-    stmt.raw_bind_parameter(at + 9, e.ref_id)
+    let values: [&dyn rusqlite::ToSql; 9] = [
+        &e.id,
+        &e.src_id,
+        &e.dst_id,
+        &e.kind,
+        &e.file_id,
+        &e.line,
+        &e.confidence,
+        &e.provenance,
+        &e.ref_id,
+    ];
+    bind_row(stmt, row, &values)
 }
 
 /// Inserts the references a resolution run writes, and their edges, in multi-row
@@ -1126,10 +1139,9 @@ impl<'c> IndexTx<'c> {
         candidates: usize,
         deps: Option<i64>,
     ) -> Result<(), StoreError> {
-        let mut stmt = self.tx.prepare_cached(&REF_INSERT.one)?;
-        bind_ref(&mut stmt, 0, &(r, status, candidates, deps))?;
-        stmt.raw_execute()?;
-        Ok(())
+        let mut writer = self.ref_writer();
+        writer.insert_ref(r, status, candidates, deps)?;
+        writer.flush()
     }
 
     /// Inserts an edge.
@@ -1145,30 +1157,20 @@ impl<'c> IndexTx<'c> {
         provenance: &str,
         ref_id: Option<i64>,
     ) -> Result<(), StoreError> {
-        let row = EdgeRow {
-            id: take(&self.next_edge),
-            src_id,
-            dst_id,
-            kind,
-            file_id,
-            line,
-            confidence,
-            provenance,
-            ref_id,
-        };
-        let mut stmt = self.tx.prepare_cached(&EDGE_INSERT.one)?;
-        bind_edge(&mut stmt, 0, &row)?;
-        stmt.raw_execute()?;
-        Ok(())
+        let mut writer = self.ref_writer();
+        writer.insert_edge(
+            src_id, dst_id, kind, file_id, line, confidence, provenance, ref_id,
+        )?;
+        writer.flush()
     }
 
     /// A writer that inserts references and edges [`ROWS_PER_INSERT`] at a time (see
-    /// [`RefWriter`]).
+    /// [`RefWriter`]). It allocates nothing until a row comes.
     pub fn ref_writer<'w>(&'w self) -> RefWriter<'w, 'c> {
         RefWriter {
             tx: self,
-            refs: Vec::with_capacity(ROWS_PER_INSERT),
-            edges: Vec::with_capacity(ROWS_PER_INSERT),
+            refs: Vec::new(),
+            edges: Vec::new(),
         }
     }
 
@@ -1864,6 +1866,34 @@ mod tests {
         .unwrap()
     }
 
+    /// Writes `given` and its edges in one transaction, in the order a resolution run
+    /// does: through a [`RefWriter`] when `batched`, else row by row.
+    fn write(conn: &mut Connection, given: &[(Ref, Vec<i64>)], batched: bool) {
+        let tx = IndexTx::begin(conn).unwrap();
+        let mut writer = tx.ref_writer();
+        for (r, dsts) in given {
+            let (n, deps) = (dsts.len(), Some(r.id * 3));
+            let done = if batched {
+                writer.insert_ref(r, "resolved", n, deps)
+            } else {
+                tx.insert_ref(r, "resolved", n, deps)
+            };
+            done.unwrap();
+            for &dst in dsts {
+                let e = (r.src_id, dst, r.file_id, Some(r.line), Some(r.id));
+                let done = if batched {
+                    writer.insert_edge(e.0, e.1, "calls", e.2, e.3, 0.9, "scope", e.4)
+                } else {
+                    tx.insert_edge(e.0, e.1, "calls", e.2, e.3, 0.9, "scope", e.4)
+                };
+                done.unwrap();
+            }
+        }
+        writer.flush().unwrap();
+        drop(writer);
+        tx.tx.commit().unwrap();
+    }
+
     /// What [`RefWriter`] writes in batches is row for row what [`IndexTx::insert_ref`]
     /// and [`IndexTx::insert_edge`] write one at a time, ids included: two full
     /// batches of references, then a remainder, and edges whose batches fill at other
@@ -1875,53 +1905,8 @@ mod tests {
         let (mut one, file_id) = database(10);
         let (mut batched, _) = database(10);
         let given = rows(file_id, n);
-        {
-            let tx = IndexTx::begin(&mut one).unwrap();
-            for (r, dsts) in &given {
-                tx.insert_ref(r, "resolved", dsts.len(), Some(r.id * 3))
-                    .unwrap();
-                for &dst in dsts {
-                    tx.insert_edge(
-                        r.src_id,
-                        dst,
-                        "calls",
-                        file_id,
-                        Some(r.line),
-                        0.9,
-                        "scope",
-                        Some(r.id),
-                    )
-                    .unwrap();
-                }
-            }
-            tx.tx.commit().unwrap();
-        }
-        {
-            let tx = IndexTx::begin(&mut batched).unwrap();
-            let mut writer = tx.ref_writer();
-            for (r, dsts) in &given {
-                writer
-                    .insert_ref(r, "resolved", dsts.len(), Some(r.id * 3))
-                    .unwrap();
-                for &dst in dsts {
-                    writer
-                        .insert_edge(
-                            r.src_id,
-                            dst,
-                            "calls",
-                            file_id,
-                            Some(r.line),
-                            0.9,
-                            "scope",
-                            Some(r.id),
-                        )
-                        .unwrap();
-                }
-            }
-            writer.flush().unwrap();
-            drop(writer);
-            tx.tx.commit().unwrap();
-        }
+        write(&mut one, &given, false);
+        write(&mut batched, &given, true);
         for (sql, at_least) in [
             ("SELECT * FROM refs ORDER BY id", n),
             ("SELECT * FROM edges ORDER BY id", n / 2),
