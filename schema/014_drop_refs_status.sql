@@ -7,4 +7,4 @@
 -- `refs` table (about 0.1 s on the standard library). A query by status alone now scans
 -- `refs`.
 
-DROP INDEX refs_status;
+DROP INDEX IF EXISTS refs_status;
