@@ -731,6 +731,8 @@ fn index_walked(
         &mut pending,
     )?;
 
+    // The parsers are done with the cores: the search table's thread may take one.
+    tx.start_search_build();
     let mut changed = opts.full || report.files_parsed > 0 || report.files_removed > 0;
     report.parse_ms = started.elapsed().as_millis() as u64 - walk_ms;
     tracing::info!(

@@ -1118,6 +1118,14 @@ impl<'c> IndexTx<'c> {
         Ok(())
     }
 
+    /// Lets the thread building the search table beside this run start writing (see
+    /// [`super::search_build::SearchBuild::go`]); nothing without one.
+    pub fn start_search_build(&self) {
+        if let Some(build) = self.search_build.borrow_mut().as_mut() {
+            build.go();
+        }
+    }
+
     /// The search table being built beside this run, if any (see
     /// [`IndexTx::build_search_beside`]).
     pub fn take_search_build(&self) -> Option<SearchBuild> {

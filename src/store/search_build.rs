@@ -4,9 +4,11 @@
 //! FTS5 tokenizing, segment flushes and merges) was about a third of the writer
 //! thread's work, and that thread shares the two cores with the parsers. Here the rows
 //! go to a thread that builds the same FTS5 table in a database file of its own beside
-//! the build's (`DB.partial-PID-search`). The thread runs at the lowest scheduling
-//! priority, so it takes the cores the parsers leave: mostly during the resolution
-//! phase, which is single-threaded. After the build commits, [`SearchBuild::finish`]
+//! the build's (`DB.partial-PID-search`). The rows wait in memory until the parsing
+//! ends ([`SearchBuild::go`]); the thread then writes them on the core that the
+//! single-threaded resolution leaves idle. (A thread at a lower priority instead could
+//! starve behind other programs: this one runs at normal priority when it runs.)
+//! After the build commits, [`SearchBuild::finish`]
 //! copies the finished table's storage (its four shadow tables, `symbol_search_data`,
 //! `_idx`, `_docsize` and `_config`) into the build's empty table, in one transaction,
 //! before the file is published. Both tables come from the same `CREATE VIRTUAL TABLE`
@@ -49,6 +51,7 @@ pub(super) struct Row {
 /// A `symbol_search` table being built beside a build from nothing.
 pub struct SearchBuild {
     sender: Option<Sender<Row>>,
+    go: Option<Sender<()>>,
     thread: Option<JoinHandle<Result<(), StoreError>>>,
     side: PathBuf,
 }
@@ -67,16 +70,26 @@ impl SearchBuild {
         let side = PathBuf::from(format!("{}-search", db.display()));
         let _ = std::fs::remove_file(&side);
         let (sender, receiver) = channel();
+        let (go, started) = channel();
         let path = side.clone();
         let thread = std::thread::Builder::new()
             .name("search-build".into())
-            .spawn(move || build(&path, &create, receiver))
+            .spawn(move || build(&path, &create, started, receiver))
             .map_err(|e| StoreError::SearchBuild(format!("starting its thread: {e}")))?;
         Ok(SearchBuild {
             sender: Some(sender),
+            go: Some(go),
             thread: Some(thread),
             side,
         })
+    }
+
+    /// Lets the thread start writing the rows it was handed, and those to come: the
+    /// build calls it when the parsers are done with the cores.
+    pub fn go(&mut self) {
+        if let Some(go) = self.go.take() {
+            let _ = go.send(());
+        }
     }
 
     /// Hands a node's row to the thread. A thread that has stopped (an error it
@@ -94,6 +107,7 @@ impl SearchBuild {
     /// Errors: what the thread met ([`StoreError::Sqlite`], or
     /// [`StoreError::SearchBuild`] if it panicked), and the copy's SQLite errors.
     pub fn finish(mut self, db: &Path) -> Result<(), StoreError> {
+        self.go();
         self.wait()?;
         let conn = Connection::open(db)?;
         conn.execute_batch("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;")?;
@@ -114,7 +128,8 @@ impl SearchBuild {
         Ok(())
     }
 
-    /// Closes the channel and joins the thread: its result.
+    /// Closes the channel and joins the thread: its result. A thread never told to
+    /// start writes nothing.
     fn wait(&mut self) -> Result<(), StoreError> {
         self.sender = None;
         match self.thread.take() {
@@ -135,10 +150,18 @@ impl Drop for SearchBuild {
     }
 }
 
-/// The thread: creates the table in a new file at `side` and writes every row it
-/// receives, in one transaction, until the channel closes.
-fn build(side: &Path, create: &str, rows: Receiver<Row>) -> Result<(), StoreError> {
-    lower_priority();
+/// The thread: once told to start, creates the table in a new file at `side` and
+/// writes every row it receives, in one transaction, until the channel closes.
+fn build(
+    side: &Path,
+    create: &str,
+    started: Receiver<()>,
+    rows: Receiver<Row>,
+) -> Result<(), StoreError> {
+    if started.recv().is_err() {
+        // Dropped before it was told to start: the build failed.
+        return Ok(());
+    }
     let mut conn = Connection::open(side)?;
     // A scratch file: no journal, no fsync; the build's own file is what must survive.
     conn.execute_batch(
@@ -159,19 +182,4 @@ fn build(side: &Path, create: &str, rows: Receiver<Row>) -> Result<(), StoreErro
     }
     tx.commit()?;
     Ok(())
-}
-
-/// Puts the calling thread at the lowest scheduling priority (Linux: `nice` 19 for
-/// this thread alone), so it runs on what the parsers leave. Elsewhere it stays.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: gettid and setpriority take and return plain integers; this sets the
-        // calling thread's own priority. The result is ignored: a thread left at normal
-        // priority is only slower.
-        unsafe {
-            let tid = libc::gettid();
-            let _ = libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19);
-        }
-    }
 }
