@@ -1044,6 +1044,8 @@ fn run(cli: Cli) -> Result<i32> {
                         "nothing matched; did you mean: {}",
                         answer.did_you_mean.join(", ")
                     )?;
+                } else if answer.hits.is_empty() && answer.note.is_none() {
+                    outln!("nothing matched {:?}", answer.query)?;
                 }
                 for h in &answer.hits {
                     outln!(

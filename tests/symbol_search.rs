@@ -239,6 +239,13 @@ fn answers_are_cut_to_limit_and_budget() {
         ],
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("budget_too_small"));
+    // No hit and nothing close: the text answer says so (exit 1), not an empty screen.
+    let out = cli(&db, &["search", "qqqqzzzz", root.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "nothing matched \"qqqqzzzz\"\n"
+    );
 }
 
 #[test]
