@@ -128,10 +128,12 @@ impl SearchBuild {
         Ok(())
     }
 
-    /// Closes the channel and joins the thread: its result. A thread never told to
-    /// start writes nothing.
+    /// Closes the channels and joins the thread: its result. A thread never told to
+    /// start (a build that failed first) sees its start channel close, and writes
+    /// nothing.
     fn wait(&mut self) -> Result<(), StoreError> {
         self.sender = None;
+        self.go = None;
         match self.thread.take() {
             Some(thread) => thread.join().unwrap_or_else(|_| {
                 Err(StoreError::SearchBuild(
@@ -182,4 +184,78 @@ fn build(
     }
     tx.commit()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An index database in memory, with its `symbol_search` table.
+    fn database() -> Connection {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::schema::INDEX_DB
+            .migrate(&mut conn, Path::new(":memory:"))
+            .unwrap();
+        conn
+    }
+
+    fn row(id: i64, name: &str, file: &Arc<(String, String)>) -> Row {
+        Row {
+            id,
+            name: name.into(),
+            qualified_name: name.into(),
+            signature: None,
+            kind: "function".into(),
+            file: Arc::clone(file),
+        }
+    }
+
+    /// A build that fails before the parsing ends drops its search build unstarted:
+    /// the drop returns (it once waited forever for a start that never came), and no
+    /// side file is left.
+    #[test]
+    fn a_build_dropped_before_it_starts_ends_at_once_and_leaves_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("index.db.partial-1");
+        let build = SearchBuild::start(&database(), &db).unwrap();
+        let file = Arc::new(("a py".to_string(), "python".to_string()));
+        build.send(row(1, "parse_request", &file));
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            drop(build);
+            let _ = done.send(());
+        });
+        finished
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("dropping an unstarted search build must not wait for it");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    /// Started, it writes every row handed to it, before and after the start, and
+    /// `finish` copies them into the build file's empty table.
+    #[test]
+    fn finish_copies_every_row_into_the_build_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("index.db");
+        let mut conn = Connection::open(&db).unwrap();
+        super::super::schema::INDEX_DB
+            .migrate(&mut conn, &db)
+            .unwrap();
+        let mut build = SearchBuild::start(&conn, &db).unwrap();
+        let file = Arc::new(("a py".to_string(), "python".to_string()));
+        build.send(row(1, "parse_request", &file));
+        build.go();
+        build.send(row(2, "read_body", &file));
+        build.finish(&db).unwrap();
+        let ids: Vec<i64> = conn
+            .prepare("SELECT rowid FROM symbol_search WHERE symbol_search MATCH 'parts:parse OR parts:body' ORDER BY rowid")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(ids, vec![1, 2]);
+        assert!(!dir.path().join("index.db-search").exists());
+    }
 }
