@@ -214,6 +214,51 @@ fn py_new_calls_match_readme() {
     check_calls_readme("py-new");
 }
 
+/// What unannotated functions return (`fixtures/py-returns`): factories, `cls(..)`,
+/// `self`, a property read through `self`; disagreeing returns, generators, coroutines
+/// and self-recursion give nothing.
+#[test]
+fn py_returns_calls_match_readme() {
+    check_calls_readme("py-returns");
+}
+
+/// Editing what a function returns re-resolves the calls on its results in the other
+/// module, and the incremental run equals a fresh one.
+#[test]
+fn py_returns_incremental_runs_agree_with_fresh_ones() {
+    let replace = |root: &Path, from: &str, to: &str| {
+        let path = root.join("pkg/shapes.py");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "no {from:?}");
+        std::fs::write(path, text.replace(from, to)).unwrap();
+    };
+    incremental_agrees(
+        "py-returns",
+        &[
+            // The factory now builds the base class: `a.area()` moves to `Shape.area`.
+            &|root| {
+                replace(
+                    root,
+                    "    return Square(\"sq\")",
+                    "    return Shape(\"sq\")",
+                )
+            },
+            // It becomes a generator: nothing known.
+            &|root| {
+                replace(
+                    root,
+                    "    return Shape(\"sq\")",
+                    "    yield 1\n    return Shape(\"sq\")",
+                )
+            },
+            // The returns of `make_any` agree again.
+            &|root| replace(root, "    return Shape(\"b\")", "    return Square(\"b\")"),
+            // The property returns something else.
+            &|root| replace(root, "        return Outline(self)", "        return self"),
+        ],
+    );
+}
+
 /// Editing an alias re-resolves the calls of the files that use it, in this module and
 /// in the importing test.
 #[test]

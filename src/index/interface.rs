@@ -2,7 +2,8 @@
 //!
 //! Resolution of a reference written in one file reads other files only through their
 //! interfaces: module-level definitions and the class members and nested classes
-//! under them (kinds, qualified names, signatures, which carry return types), imports
+//! under them (kinds, qualified names, signatures, which carry return types, and what
+//! Python functions' `return`s give), imports
 //! with the names they bind, renamed exports, and the bases classes name. Function
 //! bodies are not part of it: the calls, locals and nested functions inside them are
 //! seen by their own file only. So an edit that leaves a file's interface digest equal
@@ -33,6 +34,7 @@ pub fn digest(facts: &FileFacts) -> String {
         field(s.kind.name());
         field(&s.qualified_name);
         field(&s.signature);
+        field(s.returns.as_deref().unwrap_or(""));
     }
     for i in &facts.imports {
         field("import");
@@ -121,7 +123,13 @@ pub fn name_digests(facts: &FileFacts) -> NameDigests {
             add_entry(
                 &mut map,
                 &s.name,
-                &["symbol", s.kind.name(), &s.qualified_name, &s.signature],
+                &[
+                    "symbol",
+                    s.kind.name(),
+                    &s.qualified_name,
+                    &s.signature,
+                    s.returns.as_deref().unwrap_or(""),
+                ],
             );
         }
     }
@@ -169,8 +177,17 @@ fn import_entries(map: &mut HashMap<String, u64>, bindings: &[ImportBinding], fi
     }
 }
 
-/// A stored symbol: `(id, parent id, kind, name, qualified name, signature)`.
-pub type StoredSymbol = (i64, Option<i64>, String, String, String, Option<String>);
+/// A stored symbol: `(id, parent id, kind, name, qualified name, signature,
+/// returns)`.
+pub type StoredSymbol = (
+    i64,
+    Option<i64>,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
 /// A stored import, base or export reference: `(kind, form, name, qualifier,
 /// bindings, source node id)`.
 pub type StoredRef = (
@@ -197,7 +214,8 @@ pub fn stored_name_digests(symbols: &[StoredSymbol], refs: &[StoredRef]) -> Name
         local.insert(s.0, is_local);
         if !is_local {
             let signature = s.5.as_deref().unwrap_or("");
-            add_entry(&mut map, &s.3, &["symbol", &s.2, &s.4, signature]);
+            let returns = s.6.as_deref().unwrap_or("");
+            add_entry(&mut map, &s.3, &["symbol", &s.2, &s.4, signature, returns]);
         }
     }
     for (kind, form, name, qualifier, bindings, src) in refs {

@@ -1236,6 +1236,7 @@ fn write_outcome(
             start_byte: 0,
             end_byte: w.size as u32,
             parent_id: None,
+            returns: None,
         })?,
     };
     let Some(facts) = content.facts else {
@@ -1264,6 +1265,7 @@ fn write_outcome(
             start_byte: s.start_byte,
             end_byte: s.end_byte,
             parent_id: Some(parent),
+            returns: s.returns.as_deref(),
         };
         let id = match old_symbols.remove(&key) {
             Some(old) => {

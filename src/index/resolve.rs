@@ -158,6 +158,9 @@ pub struct Resolver {
     /// Python: the module-level aliases being followed, by (file, name): one that
     /// comes back to itself (`A = B`, `B = A`) names nothing.
     aliases_followed: Vec<(i64, Box<str>)>,
+    /// Python functions whose recorded `return` value is being looked up (a function
+    /// returning its own result ends there).
+    returns_followed: Vec<i64>,
     /// Python: method resolution orders by class node.
     mros: HashMap<i64, Arc<python::Mro>>,
     /// The keys (see [`dep_key`]) the reference being resolved looked up so far:
@@ -242,6 +245,7 @@ impl Resolver {
             py_members: HashMap::new(),
             mros: HashMap::new(),
             aliases_followed: Vec::new(),
+            returns_followed: Vec::new(),
             deps: Vec::new(),
             dep_sets: HashSet::new(),
             member_deps: HashMap::new(),

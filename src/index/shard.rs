@@ -403,6 +403,7 @@ fn write_file(
             start_byte: n.start_byte,
             end_byte: n.end_byte,
             parent_id: parent,
+            returns: n.returns.as_deref(),
         })?;
         if let Some(parent) = parent {
             tx.insert_edge(parent, id, "contains", file_id, None, 1.0, "syntax", None)?;

@@ -25,6 +25,7 @@
 //! | `@local.global`          | `global x` / `nonlocal x`: not bound in this scope        |
 //! | `@field.name` (+ `@field.object`, `@field.type` / `@field.value`) | an attribute of the enclosing class (`self.x = ..`, a declared field) |
 //! | `@export.name` + `@export.local`, `@export.default` | JS/TS `export { a as b }`, `export default a` |
+//! | `@returns.yield`         | Python `yield`: its function is a generator (see [`Symbol::returns`]) |
 //!
 //! Captures whose name starts with `_` are ignored; any other unknown name is a setup
 //! error. Everything the queries cannot say (nesting, qualified names, method vs
@@ -46,7 +47,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator, Tree, TreeCursor};
 
 use super::{
-    CallRef, ExportRef, FileFacts, ImportKind, ImportRef, InheritRef, LangError, Language,
+    CallRef, ExportRef, FileFacts, ImportKind, ImportRef, InheritRef, LangError, Language, Symbol,
     SymbolKind,
 };
 
@@ -155,6 +156,7 @@ enum Role {
     CallArguments,
     Reference,
     ReferenceHolder,
+    Yield,
     Extends,
     Implements,
     ImplTrait,
@@ -222,6 +224,7 @@ impl Role {
             "export.name" => Role::ExportName,
             "export.local" => Role::ExportLocal,
             "export.default" => Role::ExportDefault,
+            "returns.yield" => Role::Yield,
             _ if name.starts_with('_') => Role::Ignored,
             _ => return None,
         })
@@ -383,6 +386,7 @@ struct Parts<'t> {
     export_name: Option<Node<'t>>,
     export_local: Option<Node<'t>>,
     export_default: Option<Node<'t>>,
+    yield_expression: Option<Node<'t>>,
 }
 
 impl<'t> Parts<'t> {
@@ -420,6 +424,7 @@ impl<'t> Parts<'t> {
             Role::ExportName => self.export_name = Some(node),
             Role::ExportLocal => self.export_local = Some(node),
             Role::ExportDefault => self.export_default = Some(node),
+            Role::Yield => self.yield_expression = Some(node),
             Role::Ignored => {}
         }
     }
@@ -483,6 +488,9 @@ struct Collector<'s, 't> {
     type_checking: Vec<(u32, u32)>,
     bindings: Vec<PendingBinding>,
     exports: Vec<(u32, ExportRef)>,
+    /// Python `return` statements with a value, and `yield`s (`None`): the value's
+    /// receiver hint, `None` when it gives none.
+    returns: Vec<(u32, Option<String>)>,
 }
 
 fn collect(
@@ -505,6 +513,7 @@ fn collect(
         type_checking: Vec::new(),
         bindings: Vec::new(),
         exports: Vec::new(),
+        returns: Vec::new(),
     };
     let mut matches = query_cursor.matches(&compiled.query, root, source);
     while let Some(m) = matches.next() {
@@ -547,7 +556,14 @@ impl<'s, 't> Collector<'s, 't> {
         } else if let Some(value) = parts.reference {
             self.add_reference(value);
         } else if let Some(holder) = parts.reference_holder {
+            if self.family == Family::Python && holder.kind() == "return_statement" {
+                if let Some(hint) = python::return_hint(holder, self.source) {
+                    self.returns.push((offset(holder.start_byte()), hint));
+                }
+            }
             self.add_references_in(holder);
+        } else if let Some(node) = parts.yield_expression {
+            self.returns.push((offset(node.start_byte()), None));
         } else if let Some((implements, base)) = parts.inherit {
             let name = match self.family {
                 Family::Python => python::base_name(base, self.source),
@@ -1035,7 +1051,8 @@ impl<'s, 't> Collector<'s, 't> {
     }
 
     fn finish(mut self, has_errors: bool) -> FileFacts {
-        let symbols = outline::symbols(std::mem::take(&mut self.definitions));
+        let mut symbols = outline::symbols(std::mem::take(&mut self.definitions));
+        set_returns(&mut symbols, std::mem::take(&mut self.returns));
 
         let owners = Owners::new(&symbols);
         self.calls.sort_by_key(|call| call.position);
@@ -1160,6 +1177,31 @@ impl<'s, 't> Collector<'s, 't> {
             inherits: inherits.into_iter().map(|(_, inherit)| inherit).collect(),
             exports: self.exports.into_iter().map(|(_, export)| export).collect(),
             has_errors,
+        }
+    }
+}
+
+/// Sets [`Symbol::returns`] of each function from the `return`s and `yield`s written
+/// directly in it (`None` for a yield or a value that gives no hint): the one hint when
+/// they all give the same.
+fn set_returns(symbols: &mut [Symbol], mut returns: Vec<(u32, Option<String>)>) {
+    if returns.is_empty() {
+        return;
+    }
+    returns.sort_by_key(|(position, _)| *position);
+    let mut per_symbol: Vec<(usize, Option<String>)> = Vec::new();
+    let mut locator = Locator::new(symbols);
+    for (position, hint) in returns {
+        if let Some(index) = locator.innermost(position) {
+            per_symbol.push((index, hint));
+        }
+    }
+    per_symbol.sort_by_key(|(index, _)| *index);
+    for group in per_symbol.chunk_by(|a, b| a.0 == b.0) {
+        let (index, first) = &group[0];
+        let agreed = first.is_some() && group.iter().all(|(_, h)| h == first);
+        if agreed && symbols[*index].kind.is_callable() {
+            symbols[*index].returns = first.clone();
         }
     }
 }

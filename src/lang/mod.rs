@@ -206,6 +206,14 @@ pub struct Symbol {
     pub end_byte: u32,
     /// Index into [`FileFacts::symbols`] of the innermost enclosing symbol.
     pub parent: Option<usize>,
+    /// Python functions and methods: what calling it gives, as its `return` statements
+    /// state it, in the receiver-hint form of [`CallRef::receiver_type`] (`Foo()` for
+    /// `return Foo(..)`, `mod.make()` for `return mod.make(..)`, `cls()` for
+    /// `return cls(..)`), or `self`. Set only when every `return` with a value other
+    /// than `None` gives the same one and the function does not `yield`; `None`
+    /// otherwise and in other languages. Read only when the signature has no return
+    /// annotation.
+    pub returns: Option<String>,
 }
 
 /// How an import was written; decides how `index::resolve` reads the specifier.

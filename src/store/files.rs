@@ -98,6 +98,8 @@ pub struct NodeRecord<'a> {
     pub start_byte: u32,
     pub end_byte: u32,
     pub parent_id: Option<i64>,
+    /// `nodes.returns`: what a Python function returns, as its `return`s state it.
+    pub returns: Option<&'a str>,
 }
 
 /// A node of a file about to be written again, as it is stored (see
@@ -114,6 +116,7 @@ pub struct KeptNode {
     /// Byte offsets of the first byte and one past the last.
     pub bytes: (u32, u32),
     pub parent_id: Option<i64>,
+    pub returns: Option<String>,
 }
 
 /// A `refs` row: a reference as extracted, before or after resolution.
@@ -791,7 +794,7 @@ impl<'c> IndexTx<'c> {
         self.delete_search_rows_of(file_id, true)?;
         let mut stmt = self.tx.prepare_cached(
             "SELECT id, key, kind, name, qualified_name, signature, start_line, end_line,
-               start_byte, end_byte, parent_id
+               start_byte, end_byte, parent_id, returns
              FROM nodes WHERE file_id = ?1",
         )?;
         let rows = stmt.query_map([file_id], |r| {
@@ -806,6 +809,7 @@ impl<'c> IndexTx<'c> {
                     lines: (r.get(6)?, r.get(7)?),
                     bytes: (r.get(8)?, r.get(9)?),
                     parent_id: r.get(10)?,
+                    returns: r.get(11)?,
                 },
             ))
         })?;
@@ -832,12 +836,13 @@ impl<'c> IndexTx<'c> {
             && old.parent_id == n.parent_id;
         let same_place = old.signature.as_deref() == n.signature
             && old.lines == (n.start_line, n.end_line)
-            && old.bytes == (n.start_byte, n.end_byte);
+            && old.bytes == (n.start_byte, n.end_byte)
+            && old.returns.as_deref() == n.returns;
         if !same_identity {
             return self.node_row(
                 "UPDATE nodes SET key = ?2, file_id = ?3, kind = ?4, name = ?5,
                    qualified_name = ?6, signature = ?7, start_line = ?8, end_line = ?9,
-                   start_byte = ?10, end_byte = ?11, parent_id = ?12
+                   start_byte = ?10, end_byte = ?11, parent_id = ?12, returns = ?13
                  WHERE id = ?1",
                 old.id,
                 n,
@@ -847,7 +852,7 @@ impl<'c> IndexTx<'c> {
             self.tx
                 .prepare_cached(
                     "UPDATE nodes SET signature = ?2, start_line = ?3, end_line = ?4,
-                       start_byte = ?5, end_byte = ?6
+                       start_byte = ?5, end_byte = ?6, returns = ?7
                      WHERE id = ?1",
                 )?
                 .execute(params![
@@ -856,7 +861,8 @@ impl<'c> IndexTx<'c> {
                     n.start_line,
                     n.end_line,
                     n.start_byte,
-                    n.end_byte
+                    n.end_byte,
+                    n.returns
                 ])?;
         }
         if self.search_rows_kept.borrow_mut().remove(&old.id) {
@@ -1044,8 +1050,8 @@ impl<'c> IndexTx<'c> {
         let id = take(&self.next_node);
         self.node_row(
             "INSERT INTO nodes (id, key, file_id, kind, name, qualified_name, signature,
-               start_line, end_line, start_byte, end_byte, parent_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+               start_line, end_line, start_byte, end_byte, parent_id, returns)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             id,
             n,
         )?;
@@ -1053,7 +1059,7 @@ impl<'c> IndexTx<'c> {
     }
 
     /// Runs `sql` (an insert or update of one `nodes` row) with `?1` the id and `?2`
-    /// to `?12` the columns of `n` in table order, then writes the node's search row.
+    /// to `?13` the columns of `n` in table order, then writes the node's search row.
     fn node_row(&self, sql: &str, id: i64, n: &NodeRecord<'_>) -> Result<(), StoreError> {
         self.tx.prepare_cached(sql)?.execute(params![
             id,
@@ -1067,7 +1073,8 @@ impl<'c> IndexTx<'c> {
             n.end_line,
             n.start_byte,
             n.end_byte,
-            n.parent_id
+            n.parent_id,
+            n.returns
         ])?;
         self.insert_search_row(id, n)
     }
@@ -1256,7 +1263,7 @@ impl<'c> IndexTx<'c> {
     }
 
     /// What other files can see of a stored file, as [`crate::store::files`] rows: its
-    /// symbols `(id, parent id, kind, name, qualified name, signature)` and its import,
+    /// symbols `(id, parent id, kind, name, qualified name, signature, returns)` and its import,
     /// base and export references `(kind, form, name, qualifier, bindings, source node
     /// id)`. Read before the file is written again, to tell which names changed.
     #[allow(clippy::type_complexity)]
@@ -1265,7 +1272,15 @@ impl<'c> IndexTx<'c> {
         file_id: i64,
     ) -> Result<
         (
-            Vec<(i64, Option<i64>, String, String, String, Option<String>)>,
+            Vec<(
+                i64,
+                Option<i64>,
+                String,
+                String,
+                String,
+                Option<String>,
+                Option<String>,
+            )>,
             Vec<(
                 String,
                 Option<String>,
@@ -1280,7 +1295,7 @@ impl<'c> IndexTx<'c> {
         let nodes = self
             .tx
             .prepare_cached(
-                "SELECT id, parent_id, kind, name, qualified_name, signature FROM nodes
+                "SELECT id, parent_id, kind, name, qualified_name, signature, returns FROM nodes
                  WHERE file_id = ?1 AND kind <> 'file' ORDER BY id",
             )?
             .query_map([file_id], |r| {
@@ -1291,6 +1306,7 @@ impl<'c> IndexTx<'c> {
                     r.get(3)?,
                     r.get(4)?,
                     r.get(5)?,
+                    r.get(6)?,
                 ))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -1424,6 +1440,16 @@ impl<'c> IndexTx<'c> {
         Ok(self
             .tx
             .prepare_cached("SELECT signature FROM nodes WHERE id = ?1")?
+            .query_row([node_id], |r| r.get(0))
+            .optional()?
+            .flatten())
+    }
+
+    /// What a Python function returns as its `return`s state it (`nodes.returns`).
+    pub fn node_returns(&self, node_id: i64) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT returns FROM nodes WHERE id = ?1")?
             .query_row([node_id], |r| r.get(0))
             .optional()?
             .flatten())
@@ -1821,6 +1847,7 @@ mod tests {
                     end_line: i as u32 + 1,
                     start_byte: 0,
                     end_byte: 1,
+                    returns: None,
                     parent_id: None,
                 })
                 .unwrap();

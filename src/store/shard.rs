@@ -117,6 +117,7 @@ pub struct ShardNode {
     pub start_byte: u32,
     pub end_byte: u32,
     pub parent_id: Option<i64>,
+    pub returns: Option<String>,
 }
 
 /// The nodes of one file in id order: the order the shard inserted them (the `file`
@@ -124,7 +125,7 @@ pub struct ShardNode {
 pub fn file_nodes(conn: &Connection, file_id: i64) -> Result<Vec<ShardNode>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, key, kind, name, qualified_name, signature, start_line, end_line,
-           start_byte, end_byte, parent_id
+           start_byte, end_byte, parent_id, returns
          FROM nodes WHERE file_id = ?1 ORDER BY id",
     )?;
     let rows = stmt.query_map([file_id], |r| {
@@ -140,6 +141,7 @@ pub fn file_nodes(conn: &Connection, file_id: i64) -> Result<Vec<ShardNode>, Sto
             start_byte: r.get(8)?,
             end_byte: r.get(9)?,
             parent_id: r.get(10)?,
+            returns: r.get(11)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)

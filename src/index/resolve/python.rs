@@ -17,8 +17,11 @@
 //!   imports and its submodules; of a class its members through the method resolution
 //!   order.
 //! - `x.m()` where the extractor typed `x` (an annotation, `x = Foo()`, `x = make()`
-//!   with `make` annotated `-> Foo`, `self.x = Foo()` in the class): the members of
-//!   that class.
+//!   with `make` annotated `-> Foo` or, without an annotation, written
+//!   `return Foo(..)`, `return cls(..)` or `return self` in every `return`;
+//!   `self.x = Foo()` in the class): the members of that class. An attribute of a
+//!   method (`self.query_params.to_text()`) is read from what the method returns: it
+//!   is a property.
 //! - Outside the workspace (a library import, a builtin, a literal receiver
 //!   `",".join`, a receiver typed by a builtin class): `external`. A member not found
 //!   in a class whose bases reach outside the workspace: `external` (it is inherited
@@ -160,6 +163,16 @@ impl Resolver {
             return Ok(callee(value, Rule::Typed));
         }
         if local {
+            // `self.prop.m()`: the attribute path from the caller's class, when it
+            // ends at a definition (a property's value, a nested class).
+            if let Some(segs) = dotted(q).filter(|s| matches!(s[0], "self" | "cls")) {
+                if let Some((receiver, _)) = self.py_path(tx, r.file_id, r.src_id, &segs)? {
+                    let (value, rule) = self.py_attr(tx, receiver, &r.name, 0)?;
+                    if matches!(value, Value::Def(_)) {
+                        return Ok(callee(value, rule));
+                    }
+                }
+            }
             return Ok(Outcome::status("unresolved", 0));
         }
         // `make().m()`: the class of what `make` returns.
@@ -649,6 +662,17 @@ impl Resolver {
                 (self.py_class_attr(tx, &d, name)?, Rule::Class)
             }
             Value::Instance(d) => (self.py_class_attr(tx, &d, name)?, Rule::Typed),
+            // An attribute of a method (`self.query_params.to_text`): a plain function
+            // has none but dunders, so the method is a property (or another
+            // descriptor) read through an instance; its value is what it returns.
+            Value::Def(d) if d.kind == DefKind::Method && !is_dunder(name) => {
+                let value = self.py_returns(tx, &d, None)?;
+                match value {
+                    Value::Instance(c) => (self.py_class_attr(tx, &c, name)?, Rule::Typed),
+                    Value::External => (Value::External, Rule::Module),
+                    _ => (Value::Unknown, Rule::Module),
+                }
+            }
             Value::External => (Value::External, Rule::Module),
             _ => (Value::Unknown, Rule::Module),
         })
@@ -687,16 +711,31 @@ impl Resolver {
             let Some(segs) = dotted(callee_text) else {
                 return Ok(Value::Unknown);
             };
-            let Some((value, _)) = self.py_path(tx, file, src, &segs)? else {
-                return Ok(if BUILTINS.contains(&segs[0]) {
+            let builtin = |segs: &[&str]| {
+                if BUILTINS.contains(&segs[0]) {
                     Value::External
                 } else {
                     Value::Unknown
-                });
+                }
+            };
+            // The receiver of a method call (`C.from_text()`, `self.copy()`): a
+            // `return cls(..)` or `return self` gives its class.
+            let (receiver, value) = match segs.split_last() {
+                Some((last, prefix)) if !prefix.is_empty() => {
+                    let Some((receiver, _)) = self.py_path(tx, file, src, prefix)? else {
+                        return Ok(builtin(&segs));
+                    };
+                    let (value, _) = self.py_attr(tx, receiver.clone(), last, 0)?;
+                    (Some(receiver), value)
+                }
+                _ => match self.py_path(tx, file, src, &segs)? {
+                    Some((value, _)) => (None, value),
+                    None => return Ok(builtin(&segs)),
+                },
             };
             return match value {
                 Value::Def(d) if d.kind == DefKind::Type => Ok(Value::Instance(d)),
-                Value::Def(d) if d.kind.is_callable() => self.py_returns(tx, &d),
+                Value::Def(d) if d.kind.is_callable() => self.py_returns(tx, &d, receiver),
                 Value::External => Ok(Value::External),
                 _ => Ok(Value::Unknown),
             };
@@ -717,15 +756,26 @@ impl Resolver {
         })
     }
 
-    /// What calling function `f` returns, by its return annotation (read in `f`'s own
-    /// module; `Self` is `f`'s class).
-    fn py_returns(&mut self, tx: &IndexTx<'_>, f: &Definition) -> Result<Value, IndexError> {
+    /// What calling function `f` returns: by its return annotation (read in `f`'s own
+    /// module; `Self` is `f`'s class); without one, by what its `return` statements
+    /// give (`nodes.returns`, read in `f`'s scope): `cls()`, `self.__class__()` and
+    /// `self` are an instance of `receiver`'s class when the call had one (`C.make()`,
+    /// `obj.copy()`), else of `f`'s class. An `async def` returns a coroutine: nothing
+    /// known.
+    fn py_returns(
+        &mut self,
+        tx: &IndexTx<'_>,
+        f: &Definition,
+        receiver: Option<Value>,
+    ) -> Result<Value, IndexError> {
         self.deps.push(dep_key(f.file_id, &f.name));
-        let Some(signature) = self.symbols.signature(tx, f.id)? else {
-            return Ok(Value::Unknown);
-        };
-        let Some(ty) = annotations::python_return(&signature) else {
-            return Ok(Value::Unknown);
+        let signature = self.symbols.signature(tx, f.id)?;
+        let annotated = signature.as_deref().and_then(annotations::python_return);
+        let Some(ty) = annotated else {
+            if signature.is_some_and(|s| s.trim_start().starts_with("async")) {
+                return Ok(Value::Unknown);
+            }
+            return self.py_inferred_return(tx, f, receiver);
         };
         if ty == "Self" {
             return Ok(self
@@ -742,6 +792,37 @@ impl Resolver {
             None if BUILTINS.contains(&segs[0]) => Value::External,
             _ => Value::Unknown,
         })
+    }
+
+    /// [`Resolver::py_returns`] without an annotation: `f`'s recorded return value.
+    fn py_inferred_return(
+        &mut self,
+        tx: &IndexTx<'_>,
+        f: &Definition,
+        receiver: Option<Value>,
+    ) -> Result<Value, IndexError> {
+        let Some(hint) = self.symbols.returns(tx, f.id)? else {
+            return Ok(Value::Unknown);
+        };
+        if self.returns_followed.contains(&f.id) || self.returns_followed.len() > MAX_DEPTH {
+            return Ok(Value::Unknown);
+        }
+        if matches!(&*hint, "self" | "cls()" | "self.__class__()") {
+            match receiver {
+                Some(Value::Instance(c)) => return Ok(Value::Instance(c)),
+                // `C.m(obj)` returns its argument: not known.
+                Some(Value::Def(_)) if &*hint == "self" => return Ok(Value::Unknown),
+                Some(Value::Def(c)) if c.kind == DefKind::Type => return Ok(Value::Instance(c)),
+                _ => {}
+            }
+            return Ok(self
+                .enclosing_class(tx, f.id)?
+                .map_or(Value::Unknown, Value::Instance));
+        }
+        self.returns_followed.push(f.id);
+        let found = self.py_type(tx, f.file_id, f.id, &hint);
+        self.returns_followed.pop();
+        found
     }
 }
 

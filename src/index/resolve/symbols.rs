@@ -1,5 +1,5 @@
 //! The symbol table resolution reads: definitions by name and by id, each file's
-//! imports and exports, each class's bases, signatures.
+//! imports and exports, each class's bases, signatures, what Python functions return.
 //!
 //! Two ways to fill it, with the same answers: a bulk run (a build from nothing, or
 //! many references) loads each table once with one query; an incremental run asks per
@@ -51,6 +51,7 @@ pub(super) struct Symbols {
     bases: HashMap<i64, Arc<[Base]>>,
     bases_ready: bool,
     signatures: HashMap<i64, Option<Arc<str>>>,
+    returns: HashMap<i64, Option<Arc<str>>>,
 }
 
 impl Symbols {
@@ -238,6 +239,20 @@ impl Symbols {
         }
         let found: Option<Arc<str>> = tx.signature(id)?.map(Arc::from);
         self.signatures.insert(id, found.clone());
+        Ok(found)
+    }
+
+    /// What a Python function's `return`s give (`nodes.returns`), if recorded.
+    pub(super) fn returns(
+        &mut self,
+        tx: &IndexTx<'_>,
+        id: i64,
+    ) -> Result<Option<Arc<str>>, IndexError> {
+        if let Some(found) = self.returns.get(&id) {
+            return Ok(found.clone());
+        }
+        let found: Option<Arc<str>> = tx.node_returns(id)?.map(Arc::from);
+        self.returns.insert(id, found.clone());
         Ok(found)
     }
 }

@@ -165,6 +165,7 @@ pub(super) fn symbols(mut definitions: Vec<Definition>) -> Vec<Symbol> {
                     start_byte: definition.start_byte,
                     end_byte: definition.end_byte,
                     parent,
+                    returns: None,
                 });
                 Some(symbols.len() - 1)
             }

@@ -235,6 +235,22 @@ fn dotted_path(node: Node, source: &[u8]) -> Option<String> {
     }
 }
 
+/// What a `return` statement gives its function as a receiver hint: `None` when it
+/// returns nothing or `None`; `Some(None)` for a value that gives no hint; else
+/// `Some(Some(hint))`: `self`, or the call hint of [`value_hint`] (`Foo()`, `cls()`).
+pub(super) fn return_hint(statement: Node, source: &[u8]) -> Option<Option<String>> {
+    let value = statement.named_child(0)?;
+    match value.kind() {
+        "none" => None,
+        "identifier" if text::node_text(source, value) == "self" => Some(Some("self".into())),
+        "call" => Some(match value_hint(value, source) {
+            Some(Hint::Value(hint)) => Some(hint),
+            _ => None,
+        }),
+        _ => Some(None),
+    }
+}
+
 pub(super) fn value_hint(node: Node, source: &[u8]) -> Option<Hint> {
     if node.kind() == "identifier" {
         return Some(Hint::Name(text::node_text(source, node)));

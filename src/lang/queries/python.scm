@@ -34,6 +34,11 @@
  (return_statement) (expression_list) (list) (tuple) (set) (pair)
  (default_parameter) (typed_default_parameter)] @reference.holder
 
+; ---- `yield`: a generator's `return` values are not what calling it gives
+; (extract.rs, set_returns). Return values themselves are read from the
+; `return_statement` holders above.
+(yield) @returns.yield
+
 ; ---- inheritance: bases, keyword arguments (metaclass=) excluded ---------
 (class_definition
   superclasses: (argument_list [(identifier) (attribute) (subscript)] @inherit.extends))
