@@ -149,6 +149,65 @@ fn impact_of_a_class_groups_by_file_with_chains_and_tests() {
     );
 }
 
+/// Python tests as pytest and unittest run them (`fixtures/py-test-runs`, expected
+/// lists in its README): a mixin's test method under the test classes that inherit it,
+/// the tests of a reached `setUp` or `setup_module`, the tests requesting a reached
+/// fixture (by parameter, `name=`, `usefixtures`, through another fixture).
+#[test]
+fn python_tests_are_listed_as_the_runner_names_them() {
+    let (_dir, root, db) = common::indexed_fixture("py-test-runs");
+    let tests = |target: &str| -> Vec<(String, u64)> {
+        let v = impact(&root, &db, &[target], 0);
+        tests_of(&v)
+            .into_iter()
+            .map(|(file, test, depth, trusted)| {
+                assert!(trusted, "{target}: {file} {test:?} is trusted");
+                (format!("{file}::{}", test.unwrap_or_default()), depth)
+            })
+            .collect()
+    };
+    let t = |id: &str, depth: u64| (id.to_string(), depth);
+    assert_eq!(
+        tests("func:shop/cart.py::price_of"),
+        vec![
+            t("tests/test_cart.py::TestBig::test_total", 1),
+            t("tests/test_cart.py::SmallCartTest::test_total", 2),
+            t("tests/test_cart.py::TestBig::test_add", 2),
+        ]
+    );
+    assert_eq!(
+        tests("func:shop/cart.py::make_cart"),
+        vec![
+            t("tests/test_cart.py::SmallCartTest::test_total", 2),
+            t("tests/test_cart.py::TestBig::test_add", 2),
+            t("tests/test_cart.py::TestBig::test_total", 2),
+        ]
+    );
+    assert_eq!(
+        tests("func:shop/cart.py::Cart::add"),
+        vec![t("tests/test_cart.py::TestBig::test_add", 1)]
+    );
+    assert_eq!(
+        tests("class:shop/cart.py::Cart"),
+        vec![
+            t("tests/test_cart.py::SmallCartTest::test_total", 1),
+            t("tests/test_cart.py::TestBig::test_add", 1),
+            t("tests/test_fixtures.py::test_empty", 2),
+            t("tests/test_fixtures.py::test_marked", 2),
+            t("tests/test_cart.py::TestBig::test_total", 3),
+            t("tests/test_fixtures.py::test_full", 3),
+        ]
+    );
+    assert_eq!(
+        tests("func:tests/conftest.py::cart"),
+        vec![
+            t("tests/test_fixtures.py::test_empty", 1),
+            t("tests/test_fixtures.py::test_marked", 1),
+            t("tests/test_fixtures.py::test_full", 2),
+        ]
+    );
+}
+
 #[test]
 fn impact_of_a_file_and_weak_edges_as_possible() {
     let (_dir, root, db) = common::indexed_fixture("class-hierarchy");

@@ -37,7 +37,8 @@ use petgraph::Direction;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::impact::{by_path, depth_arg, fit_typed, impact, ImpactLists, DEFAULT_BUDGET};
+use super::impact::{depth_arg, fit_typed, impact, ImpactLists, DEFAULT_BUDGET};
+use super::members::by_path;
 use super::unified_diff::{self, inside, overlaps, FileDiff};
 use super::{min_confidence, ToolError};
 use crate::graph::symbol_graph::EdgeKind;

@@ -161,7 +161,7 @@ pub fn get_node_details(
             b
         })
         .collect();
-    let is_type = super::impact::is_type_kind(&n.kind);
+    let is_type = super::members::is_type_kind(&n.kind);
     let hierarchy_depth = match (args.transitive, args.hierarchy_depth) {
         (_, Some(d)) if d == 0 || d > super::hierarchy::MAX_HIERARCHY_DEPTH => {
             return Err(ToolError::InvalidArgument(format!(
@@ -177,7 +177,7 @@ pub fn get_node_details(
         for c in callers.iter_mut() {
             c["member"] = json!("constructor");
         }
-        for m in super::impact::members(g, ix) {
+        for m in super::members::members(g, ix) {
             let name = g.node(m).name.clone();
             let mut list: Vec<(NodeIndex, u32, &'static str, f32)> = g
                 .graph

@@ -13,7 +13,7 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use serde_json::{json, Value};
 
-use super::impact::members;
+use super::members::members;
 use crate::graph::symbol_graph::EdgeKind;
 use crate::graph::SymbolGraph;
 

@@ -27,9 +27,13 @@ use petgraph::Direction;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::members::{by_path, is_type_kind, members};
+use super::python_tests;
 use super::symbol_arg::symbol_arg;
 use super::symbol_summary::count_tokens;
-use super::test_files::{attributes_above, is_test_file, is_test_function};
+use super::test_files::{
+    attributes_above, is_test_file, is_test_function, python_decorators_above,
+};
 use super::{min_confidence, ToolError};
 use crate::graph::symbol_graph::EdgeKind;
 use crate::graph::SymbolGraph;
@@ -158,52 +162,6 @@ pub struct Impact {
     pub trusted: Vec<Dependent>,
     pub possible: Vec<Dependent>,
     pub tests: Vec<TestHit>,
-}
-
-/// Whether a node of this kind is a class-like container whose members stand for it.
-pub fn is_type_kind(kind: &str) -> bool {
-    matches!(kind, "class" | "struct" | "interface" | "trait" | "enum")
-}
-
-/// Nodes per file path, built once per snapshot.
-pub fn by_path(g: &SymbolGraph) -> Arc<HashMap<String, Vec<NodeIndex>>> {
-    g.memo("impact:by_path", || {
-        let mut m: HashMap<String, Vec<NodeIndex>> = HashMap::new();
-        for ix in g.graph.node_indices() {
-            m.entry(g.node(ix).path.clone()).or_default().push(ix);
-        }
-        m
-    })
-}
-
-/// The members of a class-like node: what it contains, plus the methods of its file
-/// named `Q::name` for its qualified name `Q` (Rust `impl` blocks, Go receivers and C++
-/// out-of-line definitions are not inside the type's span).
-pub fn members(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
-    let n = g.node(ix);
-    let mut out: Vec<NodeIndex> = g
-        .graph
-        .edges_directed(ix, Direction::Outgoing)
-        .filter(|e| e.weight().kind == EdgeKind::Contains)
-        .map(|e| e.target())
-        .collect();
-    let prefix = format!("{}::", n.qualified_name);
-    if let Some(same_file) = by_path(g).get(&n.path) {
-        for &m in same_file {
-            let mn = g.node(m);
-            if matches!(mn.kind.as_str(), "method" | "function")
-                && mn
-                    .qualified_name
-                    .strip_prefix(&prefix)
-                    .is_some_and(|rest| !rest.contains("::"))
-            {
-                out.push(m);
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
 }
 
 /// Whether a method is called by the language rather than by name: a Python special
@@ -363,29 +321,40 @@ fn dependent(g: &SymbolGraph, reached: &HashMap<NodeIndex, Reach>, ix: NodeIndex
     }
 }
 
-/// Reads the attribute lines above Rust and Java functions, one file read per file.
+/// Reads the attribute lines above Rust and Java functions and the decorators above
+/// Python ones, one file read per file.
 struct Attributes<'a> {
     root: Option<&'a Path>,
     files: HashMap<String, Option<String>>,
 }
 
 impl Attributes<'_> {
+    fn source(&mut self, path: &str) -> Option<&str> {
+        let root = self.root?;
+        self.files
+            .entry(path.to_string())
+            .or_insert_with(|| {
+                crate::walk::read_stored_text(root, path, crate::walk::MAX_TOOL_READ).ok()
+            })
+            .as_deref()
+    }
+
     fn above(&mut self, path: &str, line: i64) -> String {
-        let Some(root) = self.root else {
-            return String::new();
-        };
         if !matches!(
             Language::from_path(path),
             Some(Language::Rust | Language::Java)
         ) {
             return String::new();
         }
-        let source = self.files.entry(path.to_string()).or_insert_with(|| {
-            crate::walk::read_stored_text(root, path, crate::walk::MAX_TOOL_READ).ok()
-        });
-        source
-            .as_deref()
+        self.source(path)
             .map(|s| attributes_above(s, line.max(1) as usize))
+            .unwrap_or_default()
+    }
+
+    /// The decorators above a Python definition (none when the root is not read).
+    fn decorators(&mut self, path: &str, line: i64) -> Vec<String> {
+        self.source(path)
+            .map(|s| python_decorators_above(s, line.max(1) as usize))
             .unwrap_or_default()
     }
 }
@@ -444,9 +413,12 @@ pub fn impact(
         root,
         files: HashMap::new(),
     };
-    let mut tests: Vec<TestHit> = Vec::new();
-    let mut files_with_test_fn: HashSet<String> = HashSet::new();
+    // One entry per test run (file, runner's name), the most direct and trusted kept.
+    let mut runs: BTreeMap<(String, String), TestHit> = BTreeMap::new();
     let mut file_hits: BTreeMap<String, TestHit> = BTreeMap::new();
+    let better = |new: &TestHit, old: &TestHit| {
+        (new.trusted && !old.trusted) || (new.trusted == old.trusted && new.depth < old.depth)
+    };
     let candidates = start
         .iter()
         .map(|&ix| (ix, 0usize, true))
@@ -461,21 +433,51 @@ pub fn impact(
                 .map(|d| (g.by_key(&d.node_id).unwrap_or_default(), d.depth, false)),
         );
     let mut seen: HashSet<NodeIndex> = HashSet::new();
+    // Files whose reached nodes are tests, set-ups or fixtures (their runs may be in
+    // other files): listed by their runs, not as a whole file.
+    let mut files_with_runs: HashSet<String> = HashSet::new();
     for (ix, d, ok) in candidates {
         if !seen.insert(ix) {
             continue;
         }
         let n = g.node(ix);
-        if is_test_node(g, ix, &mut attrs) {
-            files_with_test_fn.insert(n.path.clone());
-            tests.push(TestHit {
-                file: n.path.clone(),
-                test: Some(n.qualified_name.clone()),
-                node_id: n.key.clone(),
-                depth: d,
+        let mut decorators = |x: NodeIndex| {
+            let xn = g.node(x);
+            attrs.decorators(&xn.path, xn.start_line)
+        };
+        let found: Vec<python_tests::TestRun> = match python_tests::runs(g, ix, &mut decorators) {
+            Some(found) => found,
+            None if is_test_node(g, ix, &mut attrs) => vec![python_tests::TestRun {
+                node: ix,
+                id: n.qualified_name.clone(),
+                hops: 0,
+            }],
+            None => Vec::new(),
+        };
+        if !found.is_empty() {
+            files_with_runs.insert(n.path.clone());
+        }
+        for run in found {
+            let rn = g.node(run.node);
+            let hit = TestHit {
+                file: rn.path.clone(),
+                test: Some(run.id.clone()),
+                node_id: rn.key.clone(),
+                depth: d + run.hops,
                 trusted: ok,
-            });
-        } else if is_test_file(&n.path) {
+            };
+            match runs.entry((rn.path.clone(), run.id)) {
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(hit);
+                }
+                std::collections::btree_map::Entry::Occupied(mut e) => {
+                    if better(&hit, e.get()) {
+                        e.insert(hit);
+                    }
+                }
+            }
+        }
+        if is_test_file(&n.path) {
             let hit = TestHit {
                 file: n.path.clone(),
                 test: None,
@@ -486,16 +488,17 @@ pub fn impact(
             let e = file_hits
                 .entry(n.path.clone())
                 .or_insert_with(|| hit.clone());
-            if (!e.trusted && ok) || (e.trusted == ok && d < e.depth) {
+            if better(&hit, e) {
                 *e = hit;
             }
         }
     }
-    tests.extend(
-        file_hits
-            .into_values()
-            .filter(|h| !files_with_test_fn.contains(&h.file)),
-    );
+    files_with_runs.extend(runs.keys().map(|(file, _)| file.clone()));
+    let file_only: Vec<TestHit> = file_hits
+        .into_values()
+        .filter(|h| !files_with_runs.contains(&h.file))
+        .collect();
+    let mut tests: Vec<TestHit> = runs.into_values().chain(file_only).collect();
     tests.sort_by(|a, b| {
         a.depth
             .cmp(&b.depth)

@@ -11,6 +11,8 @@ pub mod export;
 pub mod file_graph_summary;
 pub mod hierarchy;
 pub mod impact;
+pub mod members;
+pub mod python_tests;
 pub mod query;
 pub mod sandbox;
 pub mod search;

@@ -127,6 +127,43 @@ pub fn attributes_above(source: &str, start: usize) -> String {
     out.join("\n")
 }
 
+/// Python: the decorators directly above 1-based line `start` (a `def` or `class`
+/// line), nearest last, each on one line (a decorator written over several lines is
+/// joined with spaces). Comment and blank lines between them are skipped; brackets
+/// inside string literals are counted as brackets.
+pub fn python_decorators_above(source: &str, start: usize) -> Vec<String> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut pending: Vec<&str> = Vec::new();
+    // Brackets closed below and not yet opened: inside a decorator's arguments.
+    let mut open = 0i64;
+    let mut i = start.saturating_sub(1).min(lines.len());
+    while i > 0 {
+        i -= 1;
+        let l = lines[i].trim();
+        let opens = l.matches(['(', '[', '{']).count() as i64;
+        let closes = l.matches([')', ']', '}']).count() as i64;
+        open += closes - opens;
+        if open > 0 {
+            pending.push(l);
+            continue;
+        }
+        open = 0;
+        if l.starts_with('@') {
+            pending.push(l);
+            pending.reverse();
+            out.push(pending.join(" "));
+            pending.clear();
+        } else if pending.is_empty() && (l.is_empty() || l.starts_with('#')) {
+            continue;
+        } else {
+            break;
+        }
+    }
+    out.reverse();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,6 +234,20 @@ mod tests {
             "ATest::adds",
             "@Test"
         ));
+    }
+
+    #[test]
+    fn python_decorators_are_read_upwards() {
+        let src = "import pytest\n\n@pytest.fixture(\n    scope='module',\n    params=[1, 2],\n)\n# the url\n@other\ndef url(request):\n    pass\n";
+        assert_eq!(
+            python_decorators_above(src, 9),
+            vec![
+                "@pytest.fixture( scope='module', params=[1, 2], )".to_string(),
+                "@other".to_string()
+            ]
+        );
+        assert!(python_decorators_above(src, 1).is_empty());
+        assert!(python_decorators_above("x = 1\ndef f():\n    pass\n", 2).is_empty());
     }
 
     #[test]
