@@ -20,7 +20,9 @@
     body are the truth, and `get_impact` (over MCP, default depth 3, and depth 6) lists
     its tests. A parametrized test's run (`test_roundtrip[http://...]`, one context per
     parameter set) counts as listed when its test function is. Prints recall (share of the executing tests listed, over all pairs, and
-    the mean per function) and precision (share of the listed tests that executed it).
+    the mean per function) and precision (share of the listed tests that executed it),
+    for every listed test and for the trusted ones alone (the possible ones come through
+    weaker edges or name-only candidates).
     Measured on two projects: more-itertools (the default) and boltons
     (`--cov-package boltons`: its sdist ships `tests/`, which run under pytest in about
     15 s). The package directory must be `PKG/` at the top of the sdist (PKG is the
@@ -177,22 +179,28 @@ def coverage_recall(a: argparse.Namespace, binary: str) -> None:
             assert p.stdin
             p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
             p.stdin.flush()
-            hit = listed_n = truth_n = 0
+            hit = listed_n = truth_n = hit_sure = listed_sure = 0
             per_fn = []
             misses = []
             t0 = time.perf_counter()
             for i, key in enumerate(keys):
                 r = req(i + 1, "tools/call", {"name": "get_impact", "arguments": {"target": key, "depth": depth, "budget_tokens": 1_000_000}})
                 sc = r["result"].get("structuredContent") or {}
-                listed = {f"{t['file']}::{t['test']}" for t in sc.get("tests", []) if t.get("test")}
-                listed_files = {t["file"] for t in sc.get("tests", []) if not t.get("test")}
+                all_tests = sc.get("tests", [])
+                listed = {f"{t['file']}::{t['test']}" for t in all_tests if t.get("test")}
+                listed_files = {t["file"] for t in all_tests if not t.get("test")}
+                sure = {f"{t['file']}::{t['test']}" for t in all_tests if t.get("test") and t.get("trusted")}
+                sure_files = {t["file"] for t in all_tests if not t.get("test") and t.get("trusted")}
                 want = truth[key]
                 # A parametrized test runs as one context per parameter set
                 # (`test_roundtrip[http://...]`); listing its function lists them all.
                 got = {t for t in want if t.split("[")[0] in listed or t.split("::")[0] in listed_files}
+                got_sure = {t for t in want if t.split("[")[0] in sure or t.split("::")[0] in sure_files}
                 hit += len(got)
+                hit_sure += len(got_sure)
                 truth_n += len(want)
                 listed_n += len(listed) + len(listed_files)
+                listed_sure += len(sure) + len(sure_files)
                 per_fn.append(len(got) / len(want))
                 if len(got) < len(want):
                     misses.append((len(want) - len(got), key))
@@ -203,6 +211,10 @@ def coverage_recall(a: argparse.Namespace, binary: str) -> None:
                 f"get_impact depth {depth}: recall {hit / truth_n:.3f} ({hit}/{truth_n} test-function pairs), "
                 f"mean per function {statistics.mean(per_fn):.3f}, functions fully covered {sum(1 for x in per_fn if x == 1.0)}/{len(per_fn)}; "
                 f"precision {prec_hits / max(listed_n, 1):.3f} ({prec_hits}/{listed_n} listed); {elapsed / len(keys) * 1000:.1f} ms per call"
+            )
+            print(
+                f"  trusted tests only: recall {hit_sure / truth_n:.3f} ({hit_sure}/{truth_n}), "
+                f"precision {hit_sure / max(listed_sure, 1):.3f} ({hit_sure}/{listed_sure} listed)"
             )
             for n, key in sorted(misses, reverse=True)[:5]:
                 print(f"  most missed: {key} ({n} tests not listed)")

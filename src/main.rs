@@ -903,7 +903,7 @@ fn run(cli: Cli) -> Result<i32> {
             let view = ProgressView::new(g.quiet || json);
             refresh_or_warn(&ws, &|p| view.update(p))?;
             view.finish();
-            let snapshot = ws.symbol_graph().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let (snapshot, open) = ws.impact_inputs().map_err(|e| anyhow::anyhow!("{e}"))?;
             if let Some(base) = diff {
                 let args = diff_impact::DiffImpactArgs {
                     base: Some(base),
@@ -914,7 +914,7 @@ fn run(cli: Cli) -> Result<i32> {
                     budget_tokens: Some(budget_tokens),
                     workspace_root: None,
                 };
-                let a = diff_impact::diff_impact(&snapshot, ws.root(), &args)
+                let a = diff_impact::diff_impact(&snapshot, open.as_deref(), ws.root(), &args)
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
                 if json {
                     outln!("{}", serde_json::to_string_pretty(&a)?)?;
@@ -934,7 +934,7 @@ fn run(cli: Cli) -> Result<i32> {
                 budget_tokens: Some(budget_tokens),
                 workspace_root: None,
             };
-            let a = impact::get_impact(&snapshot, Some(ws.root()), &args)
+            let a = impact::get_impact(&snapshot, open.as_deref(), Some(ws.root()), &args)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
                 outln!("{}", serde_json::to_string_pretty(&a)?)?;

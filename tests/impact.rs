@@ -156,17 +156,20 @@ fn impact_of_a_class_groups_by_file_with_chains_and_tests() {
 #[test]
 fn python_tests_are_listed_as_the_runner_names_them() {
     let (_dir, root, db) = common::indexed_fixture("py-test-runs");
-    let tests = |target: &str| -> Vec<(String, u64)> {
+    let tests = |target: &str| -> Vec<(String, u64, bool)> {
         let v = impact(&root, &db, &[target], 0);
         tests_of(&v)
             .into_iter()
             .map(|(file, test, depth, trusted)| {
-                assert!(trusted, "{target}: {file} {test:?} is trusted");
-                (format!("{file}::{}", test.unwrap_or_default()), depth)
+                (
+                    format!("{file}::{}", test.unwrap_or_default()),
+                    depth,
+                    trusted,
+                )
             })
             .collect()
     };
-    let t = |id: &str, depth: u64| (id.to_string(), depth);
+    let t = |id: &str, depth: u64| (id.to_string(), depth, true);
     assert_eq!(
         tests("func:shop/cart.py::price_of"),
         vec![
@@ -183,9 +186,14 @@ fn python_tests_are_listed_as_the_runner_names_them() {
             t("tests/test_cart.py::TestBig::test_total", 2),
         ]
     );
+    // `full_cart` calls `add` on its parameter: a name-only candidate, so the test
+    // behind it is possible, not trusted.
     assert_eq!(
         tests("func:shop/cart.py::Cart::add"),
-        vec![t("tests/test_cart.py::TestBig::test_add", 1)]
+        vec![
+            t("tests/test_cart.py::TestBig::test_add", 1),
+            (s("tests/test_fixtures.py::test_full"), 2, false),
+        ]
     );
     assert_eq!(
         tests("class:shop/cart.py::Cart"),
@@ -198,6 +206,40 @@ fn python_tests_are_listed_as_the_runner_names_them() {
             t("tests/test_fixtures.py::test_full", 3),
         ]
     );
+    // The name-only candidate itself: possible, via `same_name`, confidence 0; the
+    // callers with an edge into `Cart.total` keep their edge.
+    let v = impact(&root, &db, &["func:shop/cart.py::Cart::add"], 0);
+    assert_eq!(
+        deps(&v["possible"]),
+        vec![(
+            s("tests/conftest.py"),
+            s("func:tests/conftest.py::full_cart"),
+            1
+        )]
+    );
+    let candidate = &v["possible"][0]["dependents"][0];
+    assert_eq!(candidate["via"], "same_name");
+    assert_eq!(candidate["confidence"], 0.0);
+    let v = impact(&root, &db, &["func:shop/cart.py::Cart::total"], 0);
+    let via: Vec<(String, String)> = ["files", "possible"]
+        .iter()
+        .flat_map(|list| v[*list].as_array().unwrap().clone())
+        .flat_map(|g| g["dependents"].as_array().unwrap().clone())
+        .map(|d| {
+            (
+                d["node_id"].as_str().unwrap().to_string(),
+                d["via"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(via.contains(&(
+        s("func:tests/test_cart.py::SmallCartTest::test_total"),
+        s("calls")
+    )));
+    assert!(via.contains(&(
+        s("func:tests/test_cart.py::CartChecks::test_total"),
+        s("same_name")
+    )));
     assert_eq!(
         tests("func:tests/conftest.py::cart"),
         vec![

@@ -285,7 +285,11 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
                 "get_impact",
                 READ_ONLY,
                 "What depends on a symbol or file, transitively (callers, value users, importers, subclasses), grouped by file with chains; weaker chains as `possible`; the tests that reach it.",
-                |c, a: ImpactArgs| impact::get_impact(&fresh_graph(&c.ws)?, Some(c.ws.root()), &a),
+                |c, a: ImpactArgs| {
+                    c.ws.refresh_within(FRESHNESS_WINDOW)?;
+                    let (g, open) = c.ws.impact_inputs()?;
+                    impact::get_impact(&g, open.as_deref(), Some(c.ws.root()), &a)
+                },
             ),
         ),
         (
@@ -295,8 +299,9 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
                 READ_ONLY,
                 "Impact of a git change: the symbols it adds, modifies and removes, their dependents and the tests to run; fail_on makes it a CI check.",
                 |c, a: DiffImpactArgs| {
-                    let g = fresh_graph(&c.ws)?;
-                    diff_impact::diff_impact(&g, c.ws.root(), &a)
+                    c.ws.refresh_within(FRESHNESS_WINDOW)?;
+                    let (g, open) = c.ws.impact_inputs()?;
+                    diff_impact::diff_impact(&g, open.as_deref(), c.ws.root(), &a)
                 },
             ),
         ),

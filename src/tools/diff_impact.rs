@@ -37,7 +37,7 @@ use petgraph::Direction;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::impact::{depth_arg, fit_typed, impact, ImpactLists, DEFAULT_BUDGET};
+use super::impact::{depth_arg, fit_typed, impact, ImpactLists, OpenCalls, DEFAULT_BUDGET};
 use super::members::by_path;
 use super::unified_diff::{self, inside, overlaps, FileDiff};
 use super::{min_confidence, ToolError};
@@ -313,6 +313,7 @@ fn removed_symbols(
 /// `fail_on` glob, `budget_too_small`.
 pub fn diff_impact(
     whole: &Arc<SymbolGraph>,
+    open: Option<&OpenCalls>,
     root: &Path,
     args: &DiffImpactArgs,
 ) -> Result<DiffImpactAnswer, ToolError> {
@@ -361,7 +362,7 @@ pub fn diff_impact(
         }
     }
     let seeds: Vec<NodeIndex> = changed.iter().map(|(ix, _)| *ix).collect();
-    let found = impact(g, Some(root), &seeds, depth, min);
+    let found = impact(g, Some(root), &seeds, depth, min, open);
     let mut symbols: Vec<ChangedSymbol> =
         changed.into_iter().map(|(_, c)| c).chain(removed).collect();
     symbols.sort_by(|a, b| {

@@ -12,10 +12,13 @@
 //! dependent).
 //!
 //! Trust: the walk runs twice, once along edges at least `min_confidence` confident
-//! (default 0.97) and once along every edge; what only the second reaches is listed
-//! apart as `possible` (some edge of its chain is a weaker rule's guess). Reads only
-//! the snapshot, plus the source lines above Rust and Java functions to tell tests by
-//! their attributes.
+//! (default 0.97) and once along every edge, starting also from the name-only
+//! candidates of the target (call sites no rule resolved that call one of its names:
+//! `via: "same_name"`, confidence 0); what only the second reaches is listed apart as
+//! `possible` (some hop of its chain is a weaker rule's guess or a mere name match).
+//! Reads only the snapshot and the open call sites of its generation, plus the source
+//! lines above Rust and Java functions (attributes) and Python ones (decorators) to
+//! tell tests.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::Path;
@@ -80,7 +83,8 @@ pub struct Dependent {
     /// Edges between it and the target (1: direct).
     pub depth: usize,
     /// The edge kind of its first hop: `calls`, `references`, `imports`, `inherits`,
-    /// `implements`.
+    /// `implements`; or `same_name`: a call of the target's name that no rule resolved
+    /// (a name-only candidate, listed as possible with confidence 0).
     pub via: String,
     /// The member of a class it reaches when that is how it depends (`speak` for a
     /// caller of `Duck.speak` while assessing `Duck`).
@@ -141,7 +145,7 @@ pub struct ImpactLists {
 }
 
 /// [`ImpactLists::note`] for an empty `files` list.
-pub const NO_DEPENDENTS_NOTE: &str = "no call, value-use, import or base-class edge at least min_confidence confident reaches it. Not seen by the index: values passed on through a variable or parameter (only the place that names the function is linked to it), decorators, uses as a value in Rust, Go, Java and C/C++, lookups by string (getattr, registries, reflection) and calls or value uses the resolution rules left unresolved (query_index: SELECT * FROM unresolved_refs WHERE name = 'NAME'); the possible list holds the weaker guesses";
+pub const NO_DEPENDENTS_NOTE: &str = "no call, value-use, import or base-class edge at least min_confidence confident reaches it. Not seen by the index: values passed on through a variable or parameter (only the place that names the function is linked to it), decorators, uses as a value in Rust, Go, Java and C/C++, lookups by string (getattr, registries, reflection) and calls or value uses the resolution rules left unresolved (query_index: SELECT * FROM unresolved_refs WHERE name = 'NAME'); the possible list holds the weaker guesses and those unresolved calls of its name";
 
 /// The answer of `get_impact`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -213,18 +217,102 @@ fn classes_of(g: &SymbolGraph, ix: NodeIndex) -> Vec<NodeIndex> {
 #[derive(Clone, Copy)]
 struct Reach {
     depth: usize,
-    /// The node it points to on the way to the target, the edge kind, and the member
-    /// of that node's class it reached (when it reached a member).
-    next: Option<(NodeIndex, EdgeKind, Option<NodeIndex>)>,
+    /// The node it points to on the way to the target, the hop, and the member of that
+    /// node's class it reached (when it reached a member).
+    next: Option<(NodeIndex, Via, Option<NodeIndex>)>,
     confidence: f32,
+}
+
+/// One hop of a chain: an edge, or an unresolved call of the target's name.
+#[derive(Clone, Copy)]
+enum Via {
+    Edge(EdgeKind),
+    /// A call site no rule resolved that calls a name of the target (a name-only
+    /// candidate: `possible_calls`). Confidence 0.
+    SameName,
+}
+
+impl Via {
+    fn name(self) -> &'static str {
+        match self {
+            Via::Edge(kind) => kind.name(),
+            Via::SameName => "same_name",
+        }
+    }
+}
+
+/// The call sites no rule resolved (`unresolved` or `ambiguous`), by called name: the
+/// name-only candidates of a target. Read once per index generation.
+#[derive(Debug, Default)]
+pub struct OpenCalls {
+    /// The generation of the rows; used only with a graph of the same generation.
+    pub generation: i64,
+    /// Called name → `(calling node id, line)`.
+    by_name: HashMap<String, Vec<(i64, u32)>>,
+}
+
+impl OpenCalls {
+    /// Groups the rows by called name.
+    pub fn from_rows(rows: crate::store::graph::OpenCallRows) -> OpenCalls {
+        let mut by_name: HashMap<String, Vec<(i64, u32)>> = HashMap::new();
+        for (src, name, line) in rows.calls {
+            by_name.entry(name).or_default().push((src, line));
+        }
+        OpenCalls {
+            generation: rows.generation,
+            by_name,
+        }
+    }
+
+    /// The name-only callers of the functions, methods and classes among `targets`:
+    /// `(caller, target)` for each open call site of a target's name in a file of the
+    /// same language family (TypeScript with JavaScript, C++ with C), the target itself
+    /// left out; sorted, each pair once.
+    fn callers_of(&self, g: &SymbolGraph, targets: &[NodeIndex]) -> Vec<(NodeIndex, NodeIndex)> {
+        fn family(language: Option<&str>) -> Option<&str> {
+            match language {
+                Some("typescript" | "tsx") => Some("javascript"),
+                Some("cpp") => Some("c"),
+                other => other,
+            }
+        }
+        let mut out = Vec::new();
+        for &t in targets {
+            let n = g.node(t);
+            if !matches!(n.kind.as_str(), "function" | "method" | "class" | "struct") {
+                continue;
+            }
+            for &(src, _) in self.by_name.get(&n.name).map_or(&[][..], Vec::as_slice) {
+                let Some(caller) = g.by_id(src) else {
+                    continue;
+                };
+                let same_family =
+                    family(g.node(caller).language.as_deref()) == family(n.language.as_deref());
+                if caller != t && same_family {
+                    out.push((caller, t));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
 }
 
 /// Breadth-first walk against the edges (calls, references, imports, inherits,
 /// implements) from `seeds`, along edges at least `min` confident, to `depth` hops. A
 /// class-like node reached stands for its members too; a constructor or special method
-/// reached stands for its class too (not for the class's other members). Cost:
-/// O(reached nodes + their in-edges).
-fn walk(g: &SymbolGraph, seeds: &[NodeIndex], depth: usize, min: f32) -> HashMap<NodeIndex, Reach> {
+/// reached stands for its class too (not for the class's other members). `name_links`
+/// (`(caller, seed)`: name-only candidates) join at depth 1 after every edge from the
+/// seeds, so a caller linked by an edge keeps that edge. Cost: O(reached nodes + their
+/// in-edges).
+fn walk(
+    g: &SymbolGraph,
+    seeds: &[NodeIndex],
+    depth: usize,
+    min: f32,
+    name_links: &[(NodeIndex, NodeIndex)],
+) -> HashMap<NodeIndex, Reach> {
     let mut reached: HashMap<NodeIndex, Reach> = HashMap::new();
     let mut queue: VecDeque<NodeIndex> = VecDeque::new();
     for &s in seeds {
@@ -238,7 +326,25 @@ fn walk(g: &SymbolGraph, seeds: &[NodeIndex], depth: usize, min: f32) -> HashMap
         );
         queue.push_back(s);
     }
-    while let Some(u) = queue.pop_front() {
+    let mut names = (depth > 0).then_some(name_links);
+    loop {
+        let next = queue.pop_front();
+        // The seeds are done: the name-only callers join, behind the edges' callers.
+        if next.is_none_or(|u| reached[&u].depth > 0) {
+            for &(caller, seed) in names.take().unwrap_or_default() {
+                if let std::collections::hash_map::Entry::Vacant(slot) = reached.entry(caller) {
+                    slot.insert(Reach {
+                        depth: 1,
+                        next: Some((seed, Via::SameName, None)),
+                        confidence: 0.0,
+                    });
+                    queue.push_back(caller);
+                }
+            }
+        }
+        let Some(u) = next.or_else(|| queue.pop_front()) else {
+            break;
+        };
         let r = reached[&u];
         if r.depth >= depth {
             continue;
@@ -274,7 +380,7 @@ fn walk(g: &SymbolGraph, seeds: &[NodeIndex], depth: usize, min: f32) -> HashMap
                     src,
                     Reach {
                         depth: r.depth + 1,
-                        next: Some((u, kind, member)),
+                        next: Some((u, Via::Edge(kind), member)),
                         confidence: r.confidence.min(conf),
                     },
                 );
@@ -301,8 +407,8 @@ fn dependent(g: &SymbolGraph, reached: &HashMap<NodeIndex, Reach>, ix: NodeIndex
         });
         let next = reached.get(&x).and_then(|r| r.next);
         if x == ix {
-            if let Some((_, kind, m)) = next {
-                via = kind.name().to_string();
+            if let Some((_, hop, m)) = next {
+                via = hop.name().to_string();
                 member = m.map(|m| g.node(m).name.clone());
             }
         }
@@ -372,21 +478,28 @@ fn is_test_node(g: &SymbolGraph, ix: NodeIndex, attrs: &mut Attributes) -> bool 
 }
 
 /// The impact of `seeds` (each standing for what [`target_nodes`] says): the walks
-/// along trusted edges and along every edge, and the tests among what they reach (plus
+/// along trusted edges and along every edge plus the name-only candidates of `open`
+/// (when it is of the graph's generation), and the tests among what they reach (plus
 /// seeds that are tests themselves, at depth 0). `root` is read for test attributes
-/// (Rust, Java); `None` reads nothing. Cost: two walks, O(reached + in-edges).
+/// (Rust, Java) and Python decorators; `None` reads nothing. Cost: two walks,
+/// O(reached + in-edges).
 pub fn impact(
     g: &SymbolGraph,
     root: Option<&Path>,
     seeds: &[NodeIndex],
     depth: usize,
     min: f64,
+    open: Option<&OpenCalls>,
 ) -> Impact {
     let mut start: Vec<NodeIndex> = seeds.iter().flat_map(|&s| target_nodes(g, s)).collect();
     start.sort();
     start.dedup();
-    let strong = walk(g, &start, depth, min as f32);
-    let all = walk(g, &start, depth, f32::MIN);
+    let name_links = open
+        .filter(|o| o.generation == g.generation)
+        .map(|o| o.callers_of(g, &start))
+        .unwrap_or_default();
+    let strong = walk(g, &start, depth, min as f32, &[]);
+    let all = walk(g, &start, depth, f32::MIN, &name_links);
     let order = |v: &mut Vec<Dependent>| {
         v.sort_by(|a, b| {
             a.depth
@@ -611,6 +724,7 @@ pub fn depth_arg(depth: Option<usize>) -> Result<usize, ToolError> {
 /// `depth` or `min_confidence`, `budget_too_small`.
 pub fn get_impact(
     whole: &Arc<SymbolGraph>,
+    open: Option<&OpenCalls>,
     root: Option<&Path>,
     args: &ImpactArgs,
 ) -> Result<ImpactAnswer, ToolError> {
@@ -618,7 +732,7 @@ pub fn get_impact(
     let depth = depth_arg(args.depth)?;
     let g = &**whole;
     let ix = symbol_arg(g, "target", &args.target)?;
-    let found = impact(g, root, &[ix], depth, min);
+    let found = impact(g, root, &[ix], depth, min, open);
     let hint = format!(
         "raise budget_tokens, or lower depth (now {depth}), or assess a narrower target (one symbol instead of a file)"
     );
@@ -674,7 +788,7 @@ pub fn render_text(l: &ImpactLists) -> String {
     groups(&mut out, "dependents", &l.files, l.dependents_total);
     groups(
         &mut out,
-        "possible dependents (through edges below min_confidence)",
+        "possible dependents (through edges below min_confidence, or calls of the same name no rule resolved)",
         &l.possible,
         l.possible_total,
     );

@@ -12,6 +12,7 @@ use crate::index::{self, IndexOptions, IndexReport, Progress};
 use crate::memory::{self, MemoryStore};
 use crate::store::{self, Store, StoreError};
 
+use super::impact::OpenCalls;
 use super::watcher::{FreshnessCounters, Refresh, Watch};
 use super::ToolError;
 
@@ -33,6 +34,9 @@ pub struct Workspace {
     file_graph: Mutex<Option<Arc<FileGraph>>>,
     /// The symbol graph of the newest generation loaded so far.
     symbol_graph: Mutex<Option<Arc<SymbolGraph>>>,
+    /// The unresolved call sites of the newest generation loaded so far (the name-only
+    /// candidates of impact answers).
+    open_calls: Mutex<Option<Arc<OpenCalls>>>,
     /// When the index last matched the disk (end of the last successful refresh).
     last_fresh: Mutex<Option<std::time::Instant>>,
     /// The in-degrees of nodes (the search ranking's popularity) read so far, with the
@@ -83,6 +87,7 @@ impl Workspace {
             refresh_failure: Mutex::new(None),
             file_graph: Mutex::new(None),
             symbol_graph: Mutex::new(None),
+            open_calls: Mutex::new(None),
             last_fresh: Mutex::new(None),
             in_degrees: Mutex::new(None),
             freshness: Arc::default(),
@@ -433,6 +438,25 @@ impl Workspace {
                 )?))
             },
         )
+    }
+
+    /// The symbol graph and the unresolved call sites of one generation, for impact
+    /// answers. `None` for the call sites when an index run kept committing between the
+    /// two reads (three tries): the answer then lists no name-only candidates.
+    pub fn impact_inputs(&self) -> Result<(Arc<SymbolGraph>, Option<Arc<OpenCalls>>), ToolError> {
+        for _ in 0..3 {
+            let g = self.symbol_graph()?;
+            let open = self.snapshot(
+                &self.open_calls,
+                |o| o.generation,
+                |conn| Ok(OpenCalls::from_rows(store::graph::load_open_calls(conn)?)),
+            )?;
+            if open.generation == g.generation {
+                return Ok((g, Some(open)));
+            }
+        }
+        tracing::warn!("impact: the index kept changing; answering without name-only candidates");
+        Ok((self.symbol_graph()?, None))
     }
 
     /// The in-degrees of the nodes (edges other than `contains` and `references`), read
