@@ -110,6 +110,14 @@ fn type_checking_edges_can_be_left_out() {
     );
 }
 
+/// Replaces `from` (which must be there) with `to` in file `rel` of `root`.
+fn replace_in(root: &Path, rel: &str, from: &str, to: &str) {
+    let path = root.join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "no {from:?} in {rel}");
+    std::fs::write(path, text.replace(from, to)).unwrap();
+}
+
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -226,12 +234,7 @@ fn py_returns_calls_match_readme() {
 /// module, and the incremental run equals a fresh one.
 #[test]
 fn py_returns_incremental_runs_agree_with_fresh_ones() {
-    let replace = |root: &Path, from: &str, to: &str| {
-        let path = root.join("pkg/shapes.py");
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains(from), "no {from:?}");
-        std::fs::write(path, text.replace(from, to)).unwrap();
-    };
+    let replace = |root: &Path, from: &str, to: &str| replace_in(root, "pkg/shapes.py", from, to);
     incremental_agrees(
         "py-returns",
         &[
@@ -263,12 +266,8 @@ fn py_returns_incremental_runs_agree_with_fresh_ones() {
 /// in the importing test.
 #[test]
 fn py_aliases_incremental_runs_agree_with_fresh_ones() {
-    let replace = |root: &Path, from: &str, to: &str| {
-        let path = root.join("pkg/dictutils.py");
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains(from), "no {from:?}");
-        std::fs::write(path, text.replace(from, to)).unwrap();
-    };
+    let replace =
+        |root: &Path, from: &str, to: &str| replace_in(root, "pkg/dictutils.py", from, to);
     incremental_agrees(
         "py-aliases",
         &[

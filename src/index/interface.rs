@@ -179,25 +179,10 @@ fn import_entries(map: &mut HashMap<String, u64>, bindings: &[ImportBinding], fi
 
 /// A stored symbol: `(id, parent id, kind, name, qualified name, signature,
 /// returns)`.
-pub type StoredSymbol = (
-    i64,
-    Option<i64>,
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-);
+pub type StoredSymbol = crate::store::files::InterfaceSymbol;
 /// A stored import, base or export reference: `(kind, form, name, qualifier,
 /// bindings, source node id)`.
-pub type StoredRef = (
-    String,
-    Option<String>,
-    String,
-    Option<String>,
-    Option<String>,
-    i64,
-);
+pub type StoredRef = crate::store::files::InterfaceRef;
 
 /// [`NameDigests`] of a file as the index stores it (its rows before it is written
 /// again), equal to [`name_digests`] of the facts that wrote them.

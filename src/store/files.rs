@@ -84,6 +84,29 @@ pub struct FileRecord<'a> {
     pub interface: Option<&'a str>,
 }
 
+/// A stored symbol as the interface of its file reads it: `(id, parent id, kind,
+/// name, qualified name, signature, returns)`.
+pub type InterfaceSymbol = (
+    i64,
+    Option<i64>,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
+
+/// A stored import, base or export reference as the interface of its file reads it:
+/// `(kind, form, name, qualifier, bindings, source node id)`.
+pub type InterfaceRef = (
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+);
+
 /// A `nodes` row to insert; the id is assigned by [`IndexTx::insert_node`].
 #[derive(Debug, Clone)]
 pub struct NodeRecord<'a> {
@@ -1262,36 +1285,13 @@ impl<'c> IndexTx<'c> {
         )
     }
 
-    /// What other files can see of a stored file, as [`crate::store::files`] rows: its
-    /// symbols `(id, parent id, kind, name, qualified name, signature, returns)` and its import,
-    /// base and export references `(kind, form, name, qualifier, bindings, source node
-    /// id)`. Read before the file is written again, to tell which names changed.
-    #[allow(clippy::type_complexity)]
+    /// What other files can see of a stored file: its symbols ([`InterfaceSymbol`]) and
+    /// its import, base and export references ([`InterfaceRef`]). Read before the file
+    /// is written again, to tell which names changed.
     pub fn interface_rows(
         &self,
         file_id: i64,
-    ) -> Result<
-        (
-            Vec<(
-                i64,
-                Option<i64>,
-                String,
-                String,
-                String,
-                Option<String>,
-                Option<String>,
-            )>,
-            Vec<(
-                String,
-                Option<String>,
-                String,
-                Option<String>,
-                Option<String>,
-                i64,
-            )>,
-        ),
-        StoreError,
-    > {
+    ) -> Result<(Vec<InterfaceSymbol>, Vec<InterfaceRef>), StoreError> {
         let nodes = self
             .tx
             .prepare_cached(

@@ -234,12 +234,7 @@ impl Symbols {
         tx: &IndexTx<'_>,
         id: i64,
     ) -> Result<Option<Arc<str>>, IndexError> {
-        if let Some(found) = self.signatures.get(&id) {
-            return Ok(found.clone());
-        }
-        let found: Option<Arc<str>> = tx.signature(id)?.map(Arc::from);
-        self.signatures.insert(id, found.clone());
-        Ok(found)
+        cached_text(&mut self.signatures, id, || tx.signature(id))
     }
 
     /// What a Python function's `return`s give (`nodes.returns`), if recorded.
@@ -248,11 +243,20 @@ impl Symbols {
         tx: &IndexTx<'_>,
         id: i64,
     ) -> Result<Option<Arc<str>>, IndexError> {
-        if let Some(found) = self.returns.get(&id) {
-            return Ok(found.clone());
-        }
-        let found: Option<Arc<str>> = tx.node_returns(id)?.map(Arc::from);
-        self.returns.insert(id, found.clone());
-        Ok(found)
+        cached_text(&mut self.returns, id, || tx.node_returns(id))
     }
+}
+
+/// The text of node `id` in `cache`, read by `read` the first time.
+fn cached_text(
+    cache: &mut HashMap<i64, Option<Arc<str>>>,
+    id: i64,
+    read: impl FnOnce() -> Result<Option<String>, crate::store::StoreError>,
+) -> Result<Option<Arc<str>>, IndexError> {
+    if let Some(found) = cache.get(&id) {
+        return Ok(found.clone());
+    }
+    let found: Option<Arc<str>> = read()?.map(Arc::from);
+    cache.insert(id, found.clone());
+    Ok(found)
 }
