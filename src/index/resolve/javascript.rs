@@ -15,8 +15,9 @@
 //! - `this.m()`: the enclosing class and its `extends` chain; `super.m()`: the chain
 //!   after the enclosing class.
 //! - `new C()` / `C()` where `C` names a class: an edge to the class.
-//! - `ns.f()`: member `f` of the module `ns` names; `C.f()`: static member of class `C`
-//!   through its chain; `a.b.f()`: each step the same way.
+//! - `ns.f()`: member `f` of the module `ns` names (of a CommonJS module whose
+//!   `module.exports = X`, also `X.f = require(..)` set at its top level); `C.f()`:
+//!   static member of class `C` through its chain; `a.b.f()`: each step the same way.
 //! - `x.m()` where the extractor typed `x` (`x: Foo`, `const x = new Foo()`,
 //!   `const x = make()` with `make` declared `: Foo`, a field `private x: Foo` or
 //!   `this.x = new Foo()`): the member `m` of that class through its chain.
@@ -612,13 +613,16 @@ impl Resolver {
         Ok(match value {
             Value::Module(m) => match self.js_export(tx, m, name, depth)? {
                 Some(found) => (found, Rule::Module),
-                // A CommonJS module that exports a class (`module.exports = Cmd`):
-                // `Cmd.f()` is a static member of that class.
-                None => match self.js_export(tx, m, "default", depth)? {
-                    Some(Value::Def(d)) if d.kind == DefKind::Type => {
-                        (self.py_class_attr(tx, &d, name)?, Rule::Class)
-                    }
-                    _ => (Value::Unknown, Rule::Module),
+                None => match self.js_expando(tx, m, name, depth)? {
+                    Some(found) => (found, Rule::Module),
+                    // A CommonJS module that exports a class (`module.exports = Cmd`):
+                    // `Cmd.f()` is a static member of that class.
+                    None => match self.js_export(tx, m, "default", depth)? {
+                        Some(Value::Def(d)) if d.kind == DefKind::Type => {
+                            (self.py_class_attr(tx, &d, name)?, Rule::Class)
+                        }
+                        _ => (Value::Unknown, Rule::Module),
+                    },
                 },
             },
             Value::Def(d) if d.kind == DefKind::Type => {
@@ -633,6 +637,28 @@ impl Resolver {
             Value::External => (Value::External, Rule::Module),
             _ => (Value::Unknown, Rule::Module),
         })
+    }
+
+    /// Member `name` of a CommonJS module whose `module.exports` is a module-level name
+    /// `X` that the module sets `X.name = require(..)` on, at the top level
+    /// (`async.sync = require('./lib/sync'); module.exports = async`): what that
+    /// `require` gives. `None` when the module does not.
+    fn js_expando(
+        &mut self,
+        tx: &IndexTx<'_>,
+        m: i64,
+        name: &str,
+        depth: usize,
+    ) -> Result<Option<Value>, IndexError> {
+        let exports = self.symbols.exports_of(tx, m)?;
+        let Some((_, local)) = exports.iter().find(|(exported, _)| exported == "default") else {
+            return Ok(None);
+        };
+        if local.contains('.') {
+            return Ok(None);
+        }
+        let property = format!("{local}.{name}");
+        self.js_imported(tx, m, &property, depth)
     }
 
     /// The value a receiver type hint stands for: a type as written (`Foo`, `ns.Foo`)

@@ -67,6 +67,25 @@ pub(super) fn value_slot(kind: &str) -> Option<ValueSlot> {
     })
 }
 
+/// The operands of `a || b` and `a ?? b` (nested ones too), where either side may be
+/// the value; `node` itself for any other expression.
+pub(super) fn alternatives<'t>(node: Node<'t>, source: &[u8], out: &mut Vec<Node<'t>>) {
+    let operator = (node.kind() == "binary_expression")
+        .then(|| node.child_by_field_name("operator"))
+        .flatten()
+        .and_then(|op| source.get(op.start_byte()..op.end_byte()));
+    match operator {
+        Some(b"||" | b"??") => {
+            for side in ["left", "right"] {
+                if let Some(operand) = node.child_by_field_name(side) {
+                    alternatives(operand, source, out);
+                }
+            }
+        }
+        _ => out.push(node),
+    }
+}
+
 /// A name used as a value (`f`, `a.b.f`, `this.onDone`, the `f` of a shorthand
 /// property `{ f }`) taken apart like a callee; `None` for any other expression.
 pub(super) fn value_reference(node: Node<'_>) -> Option<Callee<'_>> {
@@ -235,6 +254,13 @@ pub(super) fn require_bindings(callee: Node, source: &[u8]) -> Vec<ImportBinding
     let Some(declarator) = value.parent() else {
         return out;
     };
+    if let Some(local) = expando_target(declarator, value, source) {
+        out.push(ImportBinding::new(
+            local,
+            member.unwrap_or_else(|| "*".into()),
+        ));
+        return out;
+    }
     if declarator.kind() != "variable_declarator"
         || declarator.child_by_field_name("value") != Some(value)
     {
@@ -273,6 +299,35 @@ pub(super) fn require_bindings(callee: Node, source: &[u8]) -> Vec<ImportBinding
         _ => {}
     }
     out
+}
+
+/// `X.p` when `value` is the right side of the top-level statement `X.p = value`
+/// (`async.sync = require('./lib/sync')`): a property set on a module-level object,
+/// recorded as the binding `X.p`, which no bare name can look up; the resolver reads it
+/// as member `p` of a module whose `module.exports` is `X`.
+fn expando_target(assignment: Node, value: Node, source: &[u8]) -> Option<String> {
+    if assignment.kind() != "assignment_expression"
+        || assignment.child_by_field_name("right") != Some(value)
+    {
+        return None;
+    }
+    let left = assignment.child_by_field_name("left")?;
+    let object = left.child_by_field_name("object")?;
+    let property = left.child_by_field_name("property")?;
+    if left.kind() != "member_expression"
+        || object.kind() != "identifier"
+        || property.kind() != "property_identifier"
+    {
+        return None;
+    }
+    let statement = assignment
+        .parent()
+        .filter(|p| p.kind() == "expression_statement")?;
+    statement.parent().filter(|p| p.kind() == "program")?;
+    let object = text::node_text(source, object);
+    // `module.exports = ..` and `exports.x = ..` are the module's own exports.
+    (object != "module" && object != "exports")
+        .then(|| format!("{object}.{}", text::node_text(source, property)))
 }
 
 /// Whether the bound name `name` (an identifier in a declaration) is bound by a
