@@ -77,6 +77,7 @@ fn typescript_value_references_match_readme_and_reach_the_test_file() {
         vec![
             (s("file:handlers.test.ts"), 1, s("references")),
             (s("func:handlers.ts::doubled"), 1, s("references")),
+            (s("func:handlers.ts::pick"), 1, s("references")),
         ]
     );
     assert_eq!(tests_of(&v), vec![(s("handlers.test.ts"), None, 1)]);

@@ -999,26 +999,37 @@ impl<'s, 't> Collector<'s, 't> {
             Family::EcmaScript => ecmascript::value_slot(holder.kind()),
             _ => None,
         };
-        match slot {
+        // JS/TS `a || b`, `a ?? b`: either side may be the value (`opts.isFile ||
+        // defaultIsFile`).
+        let js = self.family == Family::EcmaScript;
+        let mut candidates: Vec<Node<'t>> = Vec::new();
+        let mut add = |node: Node<'t>| {
+            if js {
+                ecmascript::alternatives(node, self.source, &mut candidates);
+            } else {
+                candidates.push(node);
+            }
+        };
+        let kinds = match slot {
             Some(ValueSlot::Children(kinds)) => {
                 let mut cursor = holder.walk();
-                let values: Vec<Node<'t>> = holder
-                    .named_children(&mut cursor)
-                    .filter(|child| kinds.contains(&child.kind()))
-                    .collect();
-                for value in values {
-                    self.add_reference(value);
+                for child in holder.named_children(&mut cursor) {
+                    add(child);
                 }
+                kinds
             }
             Some(ValueSlot::Field(field, kinds)) => {
-                if let Some(value) = holder
-                    .child_by_field_name(field)
-                    .filter(|value| kinds.contains(&value.kind()))
-                {
-                    self.add_reference(value);
+                if let Some(value) = holder.child_by_field_name(field) {
+                    add(value);
                 }
+                kinds
             }
-            None => {}
+            None => return,
+        };
+        for value in candidates {
+            if kinds.contains(&value.kind()) {
+                self.add_reference(value);
+            }
         }
     }
 
