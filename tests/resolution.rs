@@ -227,7 +227,17 @@ fn py_new_calls_match_readme() {
 /// and self-recursion give nothing.
 #[test]
 fn py_returns_calls_match_readme() {
-    check_calls_readme("py-returns");
+    let (_dir, conn) = check_calls_readme("py-returns");
+    // `self.outline.draw()` reads the property `outline` first: a value reference.
+    assert_eq!(
+        strings(
+            &conn,
+            "SELECT user_path || ':' || line || ' ' || user || ' -> ' || target_path || ' ' ||
+                    target || ' ' || provenance
+             FROM reference_edges ORDER BY user_path, line, target_path, target",
+        ),
+        readme_block("py-returns", "references")
+    );
 }
 
 /// Editing what a function returns re-resolves the calls on its results in the other

@@ -983,6 +983,13 @@ impl<'s, 't> Collector<'s, 't> {
             path,
             value: false,
         });
+        // `self.buffer.write()` reads `self.buffer` first: a value reference, which
+        // names the method when `buffer` is a property.
+        if self.family == Family::Python {
+            if let Some(read) = qualifier.and_then(|q| python::self_attribute(q, self.source)) {
+                self.add_reference(read);
+            }
+        }
     }
 
     /// Records a name used as a value (`f`, `a.b.f`, `self.f`): taken apart like a
@@ -999,16 +1006,14 @@ impl<'s, 't> Collector<'s, 't> {
             Family::EcmaScript => ecmascript::value_slot(holder.kind()),
             _ => None,
         };
-        // JS/TS `a || b`, `a ?? b`: either side may be the value (`opts.isFile ||
-        // defaultIsFile`).
-        let js = self.family == Family::EcmaScript;
+        // JS/TS `a || b`, `a ?? b`, Python `a or b`: either side may be the value
+        // (`opts.isFile || defaultIsFile`, `key or default_key`).
+        let family = self.family;
         let mut candidates: Vec<Node<'t>> = Vec::new();
-        let mut add = |node: Node<'t>| {
-            if js {
-                ecmascript::alternatives(node, self.source, &mut candidates);
-            } else {
-                candidates.push(node);
-            }
+        let mut add = |node: Node<'t>| match family {
+            Family::EcmaScript => ecmascript::alternatives(node, self.source, &mut candidates),
+            Family::Python => python::alternatives(node, &mut candidates),
+            _ => candidates.push(node),
         };
         let kinds = match slot {
             Some(ValueSlot::Children(kinds)) => {

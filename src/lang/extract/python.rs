@@ -39,6 +39,41 @@ pub(super) fn value_slot(kind: &str) -> Option<ValueSlot> {
     })
 }
 
+/// The `self.x` (or `cls.x`) at the start of a receiver `self.x`, `self.x.y`, ..: the
+/// attribute read first; `None` for any other receiver.
+pub(super) fn self_attribute<'t>(receiver: Node<'t>, source: &[u8]) -> Option<Node<'t>> {
+    let mut node = receiver;
+    loop {
+        if node.kind() != "attribute" {
+            return None;
+        }
+        let object = node.child_by_field_name("object")?;
+        if object.kind() == "identifier" {
+            let root = source.get(object.start_byte()..object.end_byte())?;
+            return matches!(root, b"self" | b"cls").then_some(node);
+        }
+        node = object;
+    }
+}
+
+/// The operands of `a or b` (nested ones too), where either side may be the value;
+/// `node` itself for any other expression.
+pub(super) fn alternatives<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let is_or = node.kind() == "boolean_operator"
+        && node
+            .child_by_field_name("operator")
+            .is_some_and(|op| op.kind() == "or");
+    if !is_or {
+        out.push(node);
+        return;
+    }
+    for side in ["left", "right"] {
+        if let Some(operand) = node.child_by_field_name(side) {
+            alternatives(operand, out);
+        }
+    }
+}
+
 /// A dotted name or relative module as written, whitespace removed (`..pkg.mod`).
 fn dotted(source: &[u8], node: Node) -> String {
     let mut name = text::node_text(source, node);
