@@ -431,16 +431,22 @@ fn dependent(g: &SymbolGraph, reached: &HashMap<NodeIndex, Reach>, ix: NodeIndex
 /// Python ones, one file read per file.
 struct Attributes<'a> {
     root: Option<&'a Path>,
-    files: HashMap<String, Option<String>>,
+    /// Each file's lines, read once (`None`: unreadable).
+    files: HashMap<String, Option<Vec<String>>>,
+    /// Decorators by (path, line), read once: fixture lookups ask for the same tests
+    /// again.
+    decorated: HashMap<(String, i64), Vec<String>>,
 }
 
 impl Attributes<'_> {
-    fn source(&mut self, path: &str) -> Option<&str> {
+    fn lines(&mut self, path: &str) -> Option<&[String]> {
         let root = self.root?;
         self.files
             .entry(path.to_string())
             .or_insert_with(|| {
-                crate::walk::read_stored_text(root, path, crate::walk::MAX_TOOL_READ).ok()
+                crate::walk::read_stored_text(root, path, crate::walk::MAX_TOOL_READ)
+                    .ok()
+                    .map(|s| s.lines().map(str::to_string).collect())
             })
             .as_deref()
     }
@@ -452,16 +458,23 @@ impl Attributes<'_> {
         ) {
             return String::new();
         }
-        self.source(path)
-            .map(|s| attributes_above(s, line.max(1) as usize))
+        self.lines(path)
+            .map(|l| attributes_above(l, line.max(1) as usize))
             .unwrap_or_default()
     }
 
     /// The decorators above a Python definition (none when the root is not read).
     fn decorators(&mut self, path: &str, line: i64) -> Vec<String> {
-        self.source(path)
-            .map(|s| python_decorators_above(s, line.max(1) as usize))
-            .unwrap_or_default()
+        let key = (path.to_string(), line);
+        if let Some(found) = self.decorated.get(&key) {
+            return found.clone();
+        }
+        let found = self
+            .lines(path)
+            .map(|l| python_decorators_above(l, line.max(1) as usize))
+            .unwrap_or_default();
+        self.decorated.insert(key, found.clone());
+        found
     }
 }
 
@@ -525,6 +538,7 @@ pub fn impact(
     let mut attrs = Attributes {
         root,
         files: HashMap::new(),
+        decorated: HashMap::new(),
     };
     // One entry per test run (file, runner's name), the most direct and trusted kept.
     let mut runs: BTreeMap<(String, String), TestHit> = BTreeMap::new();

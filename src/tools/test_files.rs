@@ -104,15 +104,14 @@ fn has_test_marker(above: &str, sigil: char) -> bool {
     })
 }
 
-/// The attribute and annotation lines directly above 1-based line `start` of `source`
+/// The attribute and annotation lines directly above 1-based line `start` of `lines`
 /// (skipping blank and comment lines, stopping at the first other line), nearest last.
-pub fn attributes_above(source: &str, start: usize) -> String {
-    let lines: Vec<&str> = source.lines().collect();
+pub fn attributes_above<L: AsRef<str>>(lines: &[L], start: usize) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut i = start.saturating_sub(1).min(lines.len());
     while i > 0 {
         i -= 1;
-        let l = lines[i].trim();
+        let l = lines[i].as_ref().trim();
         if l.starts_with("#[") || l.starts_with('@') {
             out.push(l);
         } else if !(l.is_empty()
@@ -127,12 +126,11 @@ pub fn attributes_above(source: &str, start: usize) -> String {
     out.join("\n")
 }
 
-/// Python: the decorators directly above 1-based line `start` (a `def` or `class`
-/// line), nearest last, each on one line (a decorator written over several lines is
+/// Python: the decorators directly above 1-based line `start` of `lines` (a `def` or
+/// `class` line), nearest last, each on one line (a decorator written over several lines is
 /// joined with spaces). Comment and blank lines between them are skipped; brackets
 /// inside string literals are counted as brackets.
-pub fn python_decorators_above(source: &str, start: usize) -> Vec<String> {
-    let lines: Vec<&str> = source.lines().collect();
+pub fn python_decorators_above<L: AsRef<str>>(lines: &[L], start: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut pending: Vec<&str> = Vec::new();
     // Brackets closed below and not yet opened: inside a decorator's arguments.
@@ -140,7 +138,7 @@ pub fn python_decorators_above(source: &str, start: usize) -> Vec<String> {
     let mut i = start.saturating_sub(1).min(lines.len());
     while i > 0 {
         i -= 1;
-        let l = lines[i].trim();
+        let l = lines[i].as_ref().trim();
         let opens = l.matches(['(', '[', '{']).count() as i64;
         let closes = l.matches([')', ']', '}']).count() as i64;
         open += closes - opens;
@@ -239,21 +237,23 @@ mod tests {
     #[test]
     fn python_decorators_are_read_upwards() {
         let src = "import pytest\n\n@pytest.fixture(\n    scope='module',\n    params=[1, 2],\n)\n# the url\n@other\ndef url(request):\n    pass\n";
+        let lines: Vec<&str> = src.lines().collect();
         assert_eq!(
-            python_decorators_above(src, 9),
+            python_decorators_above(&lines, 9),
             vec![
                 "@pytest.fixture( scope='module', params=[1, 2], )".to_string(),
                 "@other".to_string()
             ]
         );
-        assert!(python_decorators_above(src, 1).is_empty());
-        assert!(python_decorators_above("x = 1\ndef f():\n    pass\n", 2).is_empty());
+        assert!(python_decorators_above(&lines, 1).is_empty());
+        assert!(python_decorators_above(&["x = 1", "def f():", "    pass"], 2).is_empty());
     }
 
     #[test]
     fn attributes_are_read_upwards() {
         let src = "mod tests {\n    // a comment\n    #[test]\n    #[ignore]\n    fn t() {}\n}\n";
-        assert_eq!(attributes_above(src, 5), "#[test]\n#[ignore]");
-        assert_eq!(attributes_above(src, 1), "");
+        let lines: Vec<&str> = src.lines().collect();
+        assert_eq!(attributes_above(&lines, 5), "#[test]\n#[ignore]");
+        assert_eq!(attributes_above(&lines, 1), "");
     }
 }
