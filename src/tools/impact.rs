@@ -48,6 +48,9 @@ pub const DEFAULT_DEPTH: usize = 3;
 pub const MAX_DEPTH: usize = 10;
 /// Default `budget_tokens` of the impact answers.
 pub const DEFAULT_BUDGET: usize = 4000;
+/// A name called at more open call sites than this (`get`, `append`, `create`) gives
+/// no name-only candidates: they would bury the answer, and are counted apart instead.
+pub const MAX_NAME_CANDIDATES: usize = 200;
 
 /// Arguments of `get_impact`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -142,6 +145,10 @@ pub struct ImpactLists {
     /// cannot see, so that an empty list is not read as "safe to change".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Names of the target called at more than 200 open call sites (`get`,
+    /// `create`): their name-only candidates are not in `possible`, only counted here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub name_only_skipped: Vec<SkippedName>,
 }
 
 /// [`ImpactLists::note`] for an empty `files` list.
@@ -166,6 +173,18 @@ pub struct Impact {
     pub trusted: Vec<Dependent>,
     pub possible: Vec<Dependent>,
     pub tests: Vec<TestHit>,
+    /// Names of the target whose open call sites were too many to list as name-only
+    /// candidates ([`MAX_NAME_CANDIDATES`]).
+    pub names_skipped: Vec<SkippedName>,
+}
+
+/// A name of the target called at more open call sites than
+/// [`MAX_NAME_CANDIDATES`]: its name-only candidates are not listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct SkippedName {
+    pub name: String,
+    /// Open call sites of that name in the target's language family.
+    pub call_sites: usize,
 }
 
 /// Whether a method is called by the language rather than by name: a Python special
@@ -267,8 +286,13 @@ impl OpenCalls {
     /// The name-only callers of the functions, methods and classes among `targets`:
     /// `(caller, target)` for each open call site of a target's name in a file of the
     /// same language family (TypeScript with JavaScript, C++ with C), the target itself
-    /// left out; sorted, each pair once.
-    fn callers_of(&self, g: &SymbolGraph, targets: &[NodeIndex]) -> Vec<(NodeIndex, NodeIndex)> {
+    /// left out; sorted, each pair once. A name with more than [`MAX_NAME_CANDIDATES`]
+    /// such sites gives none and is returned apart, with its count.
+    fn callers_of(
+        &self,
+        g: &SymbolGraph,
+        targets: &[NodeIndex],
+    ) -> (Vec<(NodeIndex, NodeIndex)>, Vec<SkippedName>) {
         fn family(language: Option<&str>) -> Option<&str> {
             match language {
                 Some("typescript" | "tsx") => Some("javascript"),
@@ -277,25 +301,39 @@ impl OpenCalls {
             }
         }
         let mut out = Vec::new();
+        let mut skipped: Vec<SkippedName> = Vec::new();
         for &t in targets {
             let n = g.node(t);
             if !matches!(n.kind.as_str(), "function" | "method" | "class" | "struct") {
                 continue;
             }
-            for &(src, _) in self.by_name.get(&n.name).map_or(&[][..], Vec::as_slice) {
-                let Some(caller) = g.by_id(src) else {
-                    continue;
-                };
-                let same_family =
-                    family(g.node(caller).language.as_deref()) == family(n.language.as_deref());
-                if caller != t && same_family {
-                    out.push((caller, t));
+            let callers: Vec<NodeIndex> = self
+                .by_name
+                .get(&n.name)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .filter_map(|&(src, _)| g.by_id(src))
+                .filter(|&caller| {
+                    caller != t
+                        && family(g.node(caller).language.as_deref())
+                            == family(n.language.as_deref())
+                })
+                .collect();
+            if callers.len() > MAX_NAME_CANDIDATES {
+                if !skipped.iter().any(|s| s.name == n.name) {
+                    skipped.push(SkippedName {
+                        name: n.name.clone(),
+                        call_sites: callers.len(),
+                    });
                 }
+                continue;
             }
+            out.extend(callers.into_iter().map(|caller| (caller, t)));
         }
         out.sort();
         out.dedup();
-        out
+        skipped.sort_by(|a, b| a.name.cmp(&b.name));
+        (out, skipped)
     }
 }
 
@@ -507,7 +545,7 @@ pub fn impact(
     let mut start: Vec<NodeIndex> = seeds.iter().flat_map(|&s| target_nodes(g, s)).collect();
     start.sort();
     start.dedup();
-    let name_links = open
+    let (name_links, names_skipped) = open
         .filter(|o| o.generation == g.generation)
         .map(|o| o.callers_of(g, &start))
         .unwrap_or_default();
@@ -626,10 +664,12 @@ pub fn impact(
         .filter(|h| !files_with_runs.contains(&h.file))
         .collect();
     let mut tests: Vec<TestHit> = runs.into_values().chain(file_only).collect();
+    // Trusted tests first (the possible ones can be many: name-only candidates), each
+    // part nearest first.
     tests.sort_by(|a, b| {
-        a.depth
-            .cmp(&b.depth)
-            .then(b.trusted.cmp(&a.trusted))
+        b.trusted
+            .cmp(&a.trusted)
+            .then(a.depth.cmp(&b.depth))
             .then(a.file.cmp(&b.file))
             .then(a.test.cmp(&b.test))
     });
@@ -637,6 +677,7 @@ pub fn impact(
         trusted,
         possible,
         tests,
+        names_skipped,
     }
 }
 
@@ -681,6 +722,7 @@ impl Impact {
                 .trusted
                 .is_empty()
                 .then(|| NO_DEPENDENTS_NOTE.to_string()),
+            name_only_skipped: self.names_skipped.clone(),
         }
     }
 
@@ -820,6 +862,13 @@ pub fn render_text(l: &ImpactLists) -> String {
             if t.trusted { "" } else { " (possible)" }
         );
     }
+    for skipped in &l.name_only_skipped {
+        let _ = writeln!(
+            out,
+            "name-only candidates not listed: {} open call sites of `{}`",
+            skipped.call_sites, skipped.name
+        );
+    }
     if let Some(h) = &l.hint {
         let _ = writeln!(out, "truncated: {} left out; {h}", l.left_out);
     }
@@ -827,4 +876,89 @@ pub fn render_text(l: &ImpactLists) -> String {
         let _ = writeln!(out, "note: {n}");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::graph::{OpenCallRows, SymbolGraphRows, SymbolRow};
+
+    fn function(id: i64, name: &str, path: &str, language: &str) -> SymbolRow {
+        SymbolRow {
+            id,
+            key: format!("func:{path}::{name}"),
+            kind: "function".into(),
+            name: name.into(),
+            qualified_name: name.into(),
+            path: path.into(),
+            language: Some(language.into()),
+            start_line: 1,
+            end_line: 2,
+            signature: None,
+        }
+    }
+
+    /// Target `get` (id 1) and `callers` functions calling `get` at an open call site,
+    /// plus one TypeScript caller that never counts.
+    fn graph_and_calls(callers: i64) -> (SymbolGraph, OpenCalls) {
+        let mut rows = SymbolGraphRows {
+            generation: 7,
+            ..SymbolGraphRows::default()
+        };
+        rows.nodes.push(function(1, "get", "a.py", "python"));
+        let mut calls = OpenCallRows {
+            generation: 7,
+            ..OpenCallRows::default()
+        };
+        for i in 0..callers {
+            rows.nodes
+                .push(function(10 + i, &format!("c{i}"), "b.py", "python"));
+            calls.calls.push((10 + i, "get".into(), 1));
+        }
+        rows.nodes.push(function(5, "t", "c.ts", "typescript"));
+        calls.calls.push((5, "get".into(), 1));
+        // The target calling its own name is no candidate of itself.
+        calls.calls.push((1, "get".into(), 2));
+        (SymbolGraph::from_rows(rows), OpenCalls::from_rows(calls))
+    }
+
+    #[test]
+    fn name_only_candidates_up_to_the_cap_then_counted_apart() {
+        let (g, open) = graph_and_calls(MAX_NAME_CANDIDATES as i64);
+        let target = g.by_id(1).unwrap();
+        let (links, skipped) = open.callers_of(&g, &[target]);
+        assert_eq!(links.len(), MAX_NAME_CANDIDATES);
+        assert!(links
+            .iter()
+            .all(|&(caller, t)| t == target && g.node(caller).path == "b.py"));
+        assert!(skipped.is_empty());
+        let found = impact(&g, None, &[target], 3, 0.97, Some(&open));
+        assert!(found.trusted.is_empty());
+        assert_eq!(found.possible.len(), MAX_NAME_CANDIDATES);
+        assert!(found
+            .possible
+            .iter()
+            .all(|d| d.via == "same_name" && d.confidence == 0.0 && d.depth == 1));
+
+        let (g, open) = graph_and_calls(MAX_NAME_CANDIDATES as i64 + 1);
+        let target = g.by_id(1).unwrap();
+        let (links, skipped) = open.callers_of(&g, &[target]);
+        assert!(links.is_empty());
+        assert_eq!(
+            skipped,
+            vec![SkippedName {
+                name: "get".into(),
+                call_sites: MAX_NAME_CANDIDATES + 1
+            }]
+        );
+        let found = impact(&g, None, &[target], 3, 0.97, Some(&open));
+        assert!(found.possible.is_empty());
+        assert_eq!(found.lists(10, "").name_only_skipped, skipped);
+        // Open call sites of another generation are not used.
+        let mut stale = open;
+        stale.generation = 6;
+        assert!(impact(&g, None, &[target], 3, 0.97, Some(&stale))
+            .names_skipped
+            .is_empty());
+    }
 }
