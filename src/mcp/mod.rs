@@ -225,7 +225,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "summarize_graph",
                 READ_ONLY,
-                "Budgeted summary of the symbol graph: stats, central nodes by PageRank, communities and call paths, whole or around seeds; `truncation` says what was cut.",
+                "Budgeted summary of the symbol graph: stats, central nodes (PageRank), communities, call paths, whole or around seeds; `truncation` says what was cut.",
                 |c, a: SummarizeArgs| symbol_summary::summarize_graph(&fresh_graph(&c.ws)?, c.ws.root(), &a),
             ),
         ),
@@ -234,7 +234,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "get_node_details",
                 READ_ONLY,
-                "One node of the symbol graph: file, lines, signature, degrees, PageRank, callers and callees with confidence, value users and unresolved calls.",
+                "One node of the symbol graph: file, lines, signature, degrees, PageRank, callers and callees with confidence, value users, unresolved calls.",
                 |c, a: NodeDetailsArgs| {
                     let g = fresh_graph(&c.ws)?;
                     let conn = c.ws.store().conn()?;
@@ -247,7 +247,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "get_paths",
                 READ_ONLY,
-                "Shortest paths (by hops) from src to dst along calls, imports, inherits and implements edges.",
+                "Shortest paths (fewest hops) from src to dst along call, import and base-class edges.",
                 |c, a: PathsArgs| drill::get_paths(&fresh_graph(&c.ws)?, &a),
             ),
         ),
@@ -284,7 +284,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "get_impact",
                 READ_ONLY,
-                "What depends on a symbol or file, transitively (callers, value users, importers, subclasses), grouped by file with chains; weaker chains as `possible`; the tests that reach it.",
+                "What depends on a symbol or file, transitively (callers, value users, importers, subclasses), by file with chains; weak or name-only links as `possible`; tests reaching it.",
                 |c, a: ImpactArgs| {
                     c.ws.refresh_within(FRESHNESS_WINDOW)?;
                     let (g, open) = c.ws.impact_inputs()?;
@@ -297,7 +297,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "diff_impact",
                 READ_ONLY,
-                "Impact of a git change: the symbols it adds, modifies and removes, their dependents and the tests to run; fail_on makes it a CI check.",
+                "Impact of a git change: symbols added, modified, removed, their dependents, tests to run; fail_on makes it a CI check.",
                 |c, a: DiffImpactArgs| {
                     c.ws.refresh_within(FRESHNESS_WINDOW)?;
                     let (g, open) = c.ws.impact_inputs()?;
@@ -311,7 +311,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "search_symbols",
                 READ_ONLY,
-                "Find symbols by name, part of a name (`response parse` finds parseHTTPResponse), qualified name, path or signature; exact names first, typos answered with did_you_mean.",
+                "Find symbols by name, part of a name (`response parse` finds parseHTTPResponse), qualified name, path or signature; exact names first; typos get did_you_mean.",
                 |c, a: SearchArgs| {
                     c.ws.refresh_within(FRESHNESS_WINDOW)?;
                     search::search_symbols(&c.ws, &a)
@@ -323,7 +323,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "get_symbol_source",
                 READ_ONLY,
-                "The source of one symbol, read from disk, with its lines numbered; optionally its callers' and callees' signatures. Says when the file changed since indexing.",
+                "One symbol's source from disk, lines numbered; optionally its callers' and callees' signatures. Says when the file changed since indexing.",
                 |c, a: SourceArgs| {
                     c.ws.refresh_within(FRESHNESS_WINDOW)?;
                     symbol_source::get_symbol_source(&c.ws, &a)

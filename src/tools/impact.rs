@@ -86,8 +86,7 @@ pub struct Dependent {
     /// Edges between it and the target (1: direct).
     pub depth: usize,
     /// The edge kind of its first hop: `calls`, `references`, `imports`, `inherits`,
-    /// `implements`; or `same_name`: a call of the target's name that no rule resolved
-    /// (a name-only candidate, listed as possible with confidence 0).
+    /// `implements`; `same_name`: an unresolved call of the target's name.
     pub via: String,
     /// The member of a class it reaches when that is how it depends (`speak` for a
     /// caller of `Duck.speak` while assessing `Duck`).
@@ -145,10 +144,10 @@ pub struct ImpactLists {
     /// cannot see, so that an empty list is not read as "safe to change".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    /// Names of the target called at more than 200 open call sites (`get`,
-    /// `create`): their name-only candidates are not in `possible`, only counted here.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub name_only_skipped: Vec<SkippedName>,
+    /// Target names called at over 200 unresolved sites (name → sites): not matched
+    /// by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub name_only_skipped: BTreeMap<String, usize>,
 }
 
 /// [`ImpactLists::note`] for an empty `files` list.
@@ -178,9 +177,9 @@ pub struct Impact {
     pub names_skipped: Vec<SkippedName>,
 }
 
-/// A name of the target called at more open call sites than
-/// [`MAX_NAME_CANDIDATES`]: its name-only candidates are not listed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+/// A name of the target called at more open call sites than [`MAX_NAME_CANDIDATES`]:
+/// its name-only candidates are not listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkippedName {
     pub name: String,
     /// Open call sites of that name in the target's language family.
@@ -722,7 +721,11 @@ impl Impact {
                 .trusted
                 .is_empty()
                 .then(|| NO_DEPENDENTS_NOTE.to_string()),
-            name_only_skipped: self.names_skipped.clone(),
+            name_only_skipped: self
+                .names_skipped
+                .iter()
+                .map(|n| (n.name.clone(), n.call_sites))
+                .collect(),
         }
     }
 
@@ -862,11 +865,10 @@ pub fn render_text(l: &ImpactLists) -> String {
             if t.trusted { "" } else { " (possible)" }
         );
     }
-    for skipped in &l.name_only_skipped {
+    for (name, sites) in &l.name_only_skipped {
         let _ = writeln!(
             out,
-            "name-only candidates not listed: {} open call sites of `{}`",
-            skipped.call_sites, skipped.name
+            "name-only candidates not listed: {sites} open call sites of `{name}`"
         );
     }
     if let Some(h) = &l.hint {
@@ -953,7 +955,10 @@ mod tests {
         );
         let found = impact(&g, None, &[target], 3, 0.97, Some(&open));
         assert!(found.possible.is_empty());
-        assert_eq!(found.lists(10, "").name_only_skipped, skipped);
+        assert_eq!(
+            found.lists(10, "").name_only_skipped,
+            BTreeMap::from([("get".to_string(), MAX_NAME_CANDIDATES + 1)])
+        );
         // Open call sites of another generation are not used.
         let mut stale = open;
         stale.generation = 6;
