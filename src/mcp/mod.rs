@@ -69,6 +69,21 @@ fn fresh_graph(ws: &Workspace) -> Result<Arc<SymbolGraph>, ToolError> {
     ws.symbol_graph()
 }
 
+/// [`Workspace::impact_inputs`] after bringing the index up to date, as
+/// [`fresh_graph`].
+fn fresh_impact_inputs(
+    ws: &Workspace,
+) -> Result<
+    (
+        Arc<SymbolGraph>,
+        Option<Arc<crate::tools::impact::OpenCalls>>,
+    ),
+    ToolError,
+> {
+    ws.refresh_within(FRESHNESS_WINDOW)?;
+    ws.impact_inputs()
+}
+
 /// A group of tools a server can offer alone (`serve --tools graph,memory`), so that a
 /// client loads only the tool descriptions it uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
@@ -286,8 +301,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
                 READ_ONLY,
                 "What depends on a symbol or file, transitively (callers, value users, importers, subclasses), by file with chains; weak or name-only links as `possible`; tests reaching it.",
                 |c, a: ImpactArgs| {
-                    c.ws.refresh_within(FRESHNESS_WINDOW)?;
-                    let (g, open) = c.ws.impact_inputs()?;
+                    let (g, open) = fresh_impact_inputs(&c.ws)?;
                     impact::get_impact(&g, open.as_deref(), Some(c.ws.root()), &a)
                 },
             ),
@@ -299,8 +313,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
                 READ_ONLY,
                 "Impact of a git change: symbols added, modified, removed, their dependents, tests to run; fail_on makes it a CI check.",
                 |c, a: DiffImpactArgs| {
-                    c.ws.refresh_within(FRESHNESS_WINDOW)?;
-                    let (g, open) = c.ws.impact_inputs()?;
+                    let (g, open) = fresh_impact_inputs(&c.ws)?;
                     diff_impact::diff_impact(&g, open.as_deref(), c.ws.root(), &a)
                 },
             ),

@@ -265,16 +265,16 @@ impl Via {
 pub struct OpenCalls {
     /// The generation of the rows; used only with a graph of the same generation.
     pub generation: i64,
-    /// Called name → `(calling node id, line)`.
-    by_name: HashMap<String, Vec<(i64, u32)>>,
+    /// Called name → the calling nodes' ids, one per call site.
+    by_name: HashMap<String, Vec<i64>>,
 }
 
 impl OpenCalls {
     /// Groups the rows by called name.
     pub fn from_rows(rows: crate::store::graph::OpenCallRows) -> OpenCalls {
-        let mut by_name: HashMap<String, Vec<(i64, u32)>> = HashMap::new();
-        for (src, name, line) in rows.calls {
-            by_name.entry(name).or_default().push((src, line));
+        let mut by_name: HashMap<String, Vec<i64>> = HashMap::new();
+        for (src, name) in rows.calls {
+            by_name.entry(name).or_default().push(src);
         }
         OpenCalls {
             generation: rows.generation,
@@ -311,7 +311,7 @@ impl OpenCalls {
                 .get(&n.name)
                 .map_or(&[][..], Vec::as_slice)
                 .iter()
-                .filter_map(|&(src, _)| g.by_id(src))
+                .filter_map(|&src| g.by_id(src))
                 .filter(|&caller| {
                     caller != t
                         && family(g.node(caller).language.as_deref())
@@ -915,12 +915,12 @@ mod tests {
         for i in 0..callers {
             rows.nodes
                 .push(function(10 + i, &format!("c{i}"), "b.py", "python"));
-            calls.calls.push((10 + i, "get".into(), 1));
+            calls.calls.push((10 + i, "get".into()));
         }
         rows.nodes.push(function(5, "t", "c.ts", "typescript"));
-        calls.calls.push((5, "get".into(), 1));
+        calls.calls.push((5, "get".into()));
         // The target calling its own name is no candidate of itself.
-        calls.calls.push((1, "get".into(), 2));
+        calls.calls.push((1, "get".into()));
         (SymbolGraph::from_rows(rows), OpenCalls::from_rows(calls))
     }
 

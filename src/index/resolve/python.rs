@@ -166,11 +166,8 @@ impl Resolver {
             // `self.prop.m()`: the attribute path from the caller's class, when it
             // ends at a definition (a property's value, a nested class).
             if let Some(segs) = dotted(q).filter(|s| matches!(s[0], "self" | "cls")) {
-                if let Some((receiver, _)) = self.py_path(tx, r.file_id, r.src_id, &segs)? {
-                    let (value, rule) = self.py_attr(tx, receiver, &r.name, 0)?;
-                    if matches!(value, Value::Def(_)) {
-                        return Ok(callee(value, rule));
-                    }
+                if let Some((value @ Value::Def(_), rule)) = self.py_called(tx, r, &segs)? {
+                    return Ok(callee(value, rule));
                 }
             }
             return Ok(Outcome::status("unresolved", 0));
@@ -190,15 +187,29 @@ impl Resolver {
         let Some(segs) = dotted(q) else {
             return Ok(Outcome::status("unresolved", 0));
         };
-        let Some((receiver, _)) = self.py_path(tx, r.file_id, r.src_id, &segs)? else {
+        let Some((value, rule)) = self.py_called(tx, r, &segs)? else {
             let builtin = BUILTINS.contains(&segs[0]);
             return Ok(Outcome::status(
                 if builtin { "external" } else { "unresolved" },
                 0,
             ));
         };
-        let (value, rule) = self.py_attr(tx, receiver, &r.name, 0)?;
         Ok(callee(value, rule))
+    }
+
+    /// What call `r` names through its receiver path `segs`: the path looked up from
+    /// the caller, then the called name as its attribute; `None` when the path's first
+    /// name is bound nowhere.
+    fn py_called(
+        &mut self,
+        tx: &IndexTx<'_>,
+        r: &Ref,
+        segs: &[&str],
+    ) -> Result<Option<(Value, Rule)>, IndexError> {
+        let Some((receiver, _)) = self.py_path(tx, r.file_id, r.src_id, segs)? else {
+            return Ok(None);
+        };
+        Ok(Some(self.py_attr(tx, receiver, &r.name, 0)?))
     }
 
     /// Resolves a Python base class reference: its dotted name, looked up from the
