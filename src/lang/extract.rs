@@ -920,6 +920,21 @@ impl<'s, 't> Collector<'s, 't> {
                         }
                         _ => Vec::new(),
                     };
+                    // `module.exports = require("s")` (or `require("s").f`): this
+                    // module's default is what that names.
+                    if bindings
+                        .iter()
+                        .any(|b| b.local == ecmascript::REEXPORTED_MODULE)
+                    {
+                        self.exports.push((
+                            offset(callee.start_byte()),
+                            ExportRef {
+                                name: "default".to_string(),
+                                local: ecmascript::REEXPORTED_MODULE.to_string(),
+                                line,
+                            },
+                        ));
+                    }
                     let import = ImportRef {
                         kind,
                         specifier,

@@ -621,6 +621,11 @@ impl Resolver {
                         Some(Value::Def(d)) if d.kind == DefKind::Type => {
                             (self.py_class_attr(tx, &d, name)?, Rule::Class)
                         }
+                        // `module.exports = require('./lib/x')`: the members of that
+                        // module.
+                        Some(inner @ Value::Module(_)) if depth < MAX_DEPTH => {
+                            self.js_attr(tx, inner, name, depth + 1)?
+                        }
                         _ => (Value::Unknown, Rule::Module),
                     },
                 },

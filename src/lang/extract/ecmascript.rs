@@ -301,10 +301,16 @@ pub(super) fn require_bindings(callee: Node, source: &[u8]) -> Vec<ImportBinding
     out
 }
 
+/// The binding local of `module.exports = require("s")` (a module that re-exports
+/// another whole): no bare name can look it up; the extractor also records it as the
+/// module's default export, so the module stands for the one it requires.
+pub(super) const REEXPORTED_MODULE: &str = "module.exports";
+
 /// `X.p` when `value` is the right side of the top-level statement `X.p = value`
 /// (`async.sync = require('./lib/sync')`): a property set on a module-level object,
 /// recorded as the binding `X.p`, which no bare name can look up; the resolver reads it
-/// as member `p` of a module whose `module.exports` is `X`.
+/// as member `p` of a module whose `module.exports` is `X`. `module.exports` itself
+/// for `module.exports = value` ([`REEXPORTED_MODULE`]).
 fn expando_target(assignment: Node, value: Node, source: &[u8]) -> Option<String> {
     if assignment.kind() != "assignment_expression"
         || assignment.child_by_field_name("right") != Some(value)
@@ -325,9 +331,13 @@ fn expando_target(assignment: Node, value: Node, source: &[u8]) -> Option<String
         .filter(|p| p.kind() == "expression_statement")?;
     statement.parent().filter(|p| p.kind() == "program")?;
     let object = text::node_text(source, object);
-    // `module.exports = ..` and `exports.x = ..` are the module's own exports.
-    (object != "module" && object != "exports")
-        .then(|| format!("{object}.{}", text::node_text(source, property)))
+    let property = text::node_text(source, property);
+    if object == "module" && property == "exports" {
+        return Some(REEXPORTED_MODULE.to_string());
+    }
+    // `exports.x = ..` is the module's own export (`module.exports.x = ..` has no
+    // identifier as its object).
+    (object != "module" && object != "exports").then(|| format!("{object}.{property}"))
 }
 
 /// Whether the bound name `name` (an identifier in a declaration) is bound by a
