@@ -17,8 +17,8 @@
     its tests run once under pytest-cov with `--cov-context=test` in a temporary
     virtualenv (`pip install pytest pytest-cov coverage`); for a sample of functions
     (seeded) that some test executed, the tests that executed a line of the function's
-    body are the truth, and `get_impact` (over MCP, default depth 3, and depth 6) lists
-    its tests. A parametrized test's run (`test_roundtrip[http://...]`, one context per
+    body are the truth, and `get_impact` (over MCP) lists
+    its tests (`--depths`: the tool's default, 3 and 6 unless told). A parametrized test's run (`test_roundtrip[http://...]`, one context per
     parameter set) counts as listed when its test function is. Prints recall (share of the executing tests listed, over all pairs, and
     the mean per function) and precision (share of the listed tests that executed it),
     for every listed test and for the trusted ones alone (the possible ones come through
@@ -163,7 +163,7 @@ def coverage_recall(a: argparse.Namespace, binary: str) -> None:
         random.Random(16).shuffle(keys)
         keys = keys[: a.sample]
         print(f"corpus: {a.cov_package} ({proj}); {len(rows)} functions in {pkg}/, {len(truth)} executed by a test; sample {len(keys)}")
-        for depth in (3, 6):
+        for depth in a.depths.split(","):
             p = subprocess.Popen([binary, "serve", proj, "--db", db], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
             def req(i: int, method: str, params: dict) -> dict:
@@ -184,7 +184,10 @@ def coverage_recall(a: argparse.Namespace, binary: str) -> None:
             misses = []
             t0 = time.perf_counter()
             for i, key in enumerate(keys):
-                r = req(i + 1, "tools/call", {"name": "get_impact", "arguments": {"target": key, "depth": depth, "budget_tokens": 1_000_000}})
+                args = {"target": key, "budget_tokens": 1_000_000}
+                if depth != "default":
+                    args["depth"] = int(depth)
+                r = req(i + 1, "tools/call", {"name": "get_impact", "arguments": args})
                 sc = r["result"].get("structuredContent") or {}
                 all_tests = sc.get("tests", [])
                 listed = {f"{t['file']}::{t['test']}" for t in all_tests if t.get("test")}
@@ -233,6 +236,8 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=200)
     ap.add_argument("--project-dir")
     ap.add_argument("--python", help="the interpreter with coverage installed (with --project-dir)")
+    ap.add_argument("--depths", default="default,3,6",
+                    help="comma-separated depth arguments of get_impact; 'default' sends none (the tool's default)")
     a = ap.parse_args()
     binary = constellation_bin()
     if not os.path.exists(binary):

@@ -22,7 +22,8 @@ How:
    converted to UTF-16 offsets) is matched to the outermost V8 function inside its
    range; it was executed by the test file when that count is > 0.
 4. `constellation index`, then `get_impact` over MCP (benchlib.McpServer) per sampled
-   function with depth 3 and 6 and a budget that cuts nothing; the listed tests (test
+   function with the tool's default depth, 3 and 6 (`--depths`) and a budget that cuts
+   nothing (the tests are searched to depth 10 whatever the depth); the listed tests (test
    functions and test files alike) are reduced to their files.
 
 Granularity: per test file. JS runners have no per-test coverage contexts, and
@@ -281,6 +282,8 @@ def main() -> None:
                     help="a version whose devDependencies the registry serves (resolve 1.22.10 installs whole)")
     ap.add_argument("--tests", default="test/*.js", help="glob of the test files, relative to the package")
     ap.add_argument("--sample", type=int, default=200)
+    ap.add_argument("--depths", default="default,3,6",
+                    help="comma-separated depth arguments of get_impact; 'default' sends none (the tool's default)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per test file")
     ap.add_argument("--keep", help="copy the project (with coverage and index) here instead of deleting it")
     a = ap.parse_args()
@@ -315,14 +318,17 @@ def main() -> None:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         server = McpServer(binary, proj, db, "impact-js")
         try:
-            for depth in (3, 6):
+            for depth in a.depths.split(","):
                 stats = {"all": [0, 0, 0, []], "trusted": [0, 0, 0, []]}  # hit, truth, listed, per-function
                 misses = []
                 reasons: Counter = Counter()
                 outside: Counter = Counter()
                 t0 = time.perf_counter()
                 for key in keys:
-                    sc = server.call("get_impact", {"target": key, "depth": depth, "budget_tokens": 1_000_000}).get("structuredContent") or {}
+                    args = {"target": key, "budget_tokens": 1_000_000}
+                    if depth != "default":
+                        args["depth"] = int(depth)
+                    sc = server.call("get_impact", args).get("structuredContent") or {}
                     want = truth[key]
                     for label, only_trusted in (("all", False), ("trusted", True)):
                         listed = {t["file"] for t in sc.get("tests", []) if t.get("trusted") or not only_trusted}
@@ -335,9 +341,13 @@ def main() -> None:
                         if label == "all":
                             outside.update(listed - set(tests))
                             if got != want:
-                                why, detail = reason(conn, proj, key, sc, depth)
+                                # The tests are searched to depth 10: the reason is read from
+                                # the dependents to that depth.
+                                full = server.call("get_impact", {"target": key, "depth": 10, "budget_tokens": 1_000_000}).get("structuredContent") or {}
+                                why, detail = reason(conn, proj, key, full, 10)
                                 reasons[why] += len(want - got)
-                                misses.append((len(want - got), len(want), key, why + (f" ({detail})" if detail else "")))
+                                detail += ("; " if detail else "") + "not listed: " + ", ".join(sorted(want - got))
+                                misses.append((len(want - got), len(want), key, why + f" ({detail})"))
                 elapsed = time.perf_counter() - t0
                 for label, (hit, n, listed_n, per_fn) in stats.items():
                     print(

@@ -96,9 +96,19 @@ fn impact_of_a_class_groups_by_file_with_chains_and_tests() {
         ]
     );
     assert_eq!(v["possible_total"], 0);
+    // The tests are searched beyond the depth of the lists: `TestVisit.test_visit`
+    // calls `visit` (depth 3), so it reaches `Animal` through 4 edges.
     assert_eq!(
         tests_of(&v),
-        vec![(s("tests/test_keeper.py"), Some(s("test_feed")), 3, true)]
+        vec![
+            (s("tests/test_keeper.py"), Some(s("test_feed")), 3, true),
+            (
+                s("tests/test_keeper.py"),
+                Some(s("TestVisit::test_visit")),
+                4,
+                true
+            )
+        ]
     );
     assert!(
         v.get("note").is_none(),

@@ -299,7 +299,7 @@ fn rows() -> Vec<(ToolGroup, ToolRoute<Server>)> {
             tool(
                 "get_impact",
                 READ_ONLY,
-                "What depends on a symbol or file, transitively (callers, value users, importers, subclasses), by file with chains; weak or name-only links as `possible`; tests reaching it.",
+                "What depends on a symbol or file, transitively (callers, value users, importers, subclasses), by file with chains; weak/name-only links as `possible`; tests within 10 edges.",
                 |c, a: ImpactArgs| {
                     let (g, open) = fresh_impact_inputs(&c.ws)?;
                     impact::get_impact(&g, open.as_deref(), Some(c.ws.root()), &a)

@@ -56,6 +56,64 @@ pub fn is_test_file(path: &str) -> bool {
     }
 }
 
+/// Whether a JavaScript/TypeScript file is a test file only by its directory (under
+/// `test/` or `tests/`, but neither `*.test.*`/`*.spec.*` nor under `__tests__/`):
+/// such directories also hold fixtures and helpers, so its text is asked too
+/// ([`runs_js_tests`]).
+pub fn js_test_file_by_directory_only(path: &str) -> bool {
+    if !matches!(
+        Language::from_path(path),
+        Some(Language::JavaScript | Language::TypeScript | Language::Tsx)
+    ) || !is_test_file(path)
+    {
+        return false;
+    }
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let parts: Vec<&str> = name.split('.').collect();
+    let by_name = parts.len() > 2 && matches!(parts[parts.len() - 2], "test" | "spec");
+    !by_name && !path.split('/').any(|d| d == "__tests__")
+}
+
+/// Test runners' modules: a file that imports one runs tests.
+const JS_TEST_MODULES: &[&str] = &[
+    "tape",
+    "tap",
+    "mocha",
+    "ava",
+    "vitest",
+    "jest",
+    "uvu",
+    "jasmine",
+    "qunit",
+    "node:test",
+    "@jest/globals",
+    "bun:test",
+];
+
+/// Test runners' global or imported functions: a file that calls one at the start of a
+/// statement (`test(`, `it(`, `describe(`, ...) runs tests.
+const JS_TEST_CALLS: &[&str] = &["test", "it", "describe", "suite", "context", "specify"];
+
+/// Whether the text of a JavaScript/TypeScript file runs tests: it imports a test
+/// runner ([`JS_TEST_MODULES`], by `require`, `import` or `from`), or a line starts with
+/// a call of a runner's function ([`JS_TEST_CALLS`], also as `test.skip(` and the like).
+pub fn runs_js_tests(lines: &[String]) -> bool {
+    lines.iter().any(|line| {
+        let t = line.trim_start();
+        let imports =
+            JS_TEST_MODULES.iter().any(|m| {
+                [format!("'{m}'"), format!("\"{m}\"")]
+                    .iter()
+                    .any(|q| t.contains(q.as_str()))
+            }) && (t.contains("require(") || t.starts_with("import") || t.contains(" from "));
+        imports
+            || JS_TEST_CALLS.iter().any(|f| {
+                t.strip_prefix(f)
+                    .is_some_and(|rest| rest.starts_with('(') || rest.starts_with('.'))
+            })
+    })
+}
+
 /// Whether the function or method `name` (qualified `qualified`, e.g.
 /// `TestVisit::test_visit` or `tests::adds`) of the file `path` is a test function.
 /// `above` is the source text of the lines just above its declaration (its
@@ -192,6 +250,27 @@ mod tests {
         ] {
             assert!(!is_test_file(p), "{p}");
         }
+    }
+
+    #[test]
+    fn js_files_under_test_directories_run_tests_when_their_text_says_so() {
+        assert!(js_test_file_by_directory_only("test/resolver/main.js"));
+        assert!(js_test_file_by_directory_only("tests/a.ts"));
+        assert!(!js_test_file_by_directory_only("test/a.test.js"));
+        assert!(!js_test_file_by_directory_only("src/__tests__/a.js"));
+        assert!(!js_test_file_by_directory_only("tests/test_a.py"));
+        assert!(!js_test_file_by_directory_only("src/a.js"));
+        let text = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
+        assert!(runs_js_tests(&text("var test = require('tape');\n")));
+        assert!(runs_js_tests(&text("import { it } from \"vitest\";\n")));
+        assert!(runs_js_tests(&text(
+            "const x = 1;\n  describe('a', () => {});\n"
+        )));
+        assert!(runs_js_tests(&text("test.skip('a', function () {});\n")));
+        assert!(!runs_js_tests(&text(
+            "module.exports = require('./lib');\n"
+        )));
+        assert!(!runs_js_tests(&text("var testing = 1;\nitems(2);\n")));
     }
 
     #[test]
