@@ -13,6 +13,7 @@ mod resolve;
 pub mod run_lock;
 pub mod scip;
 pub mod shard;
+pub mod worktree;
 
 use resolve::Changes;
 pub use resolve::Rule;
@@ -1438,6 +1439,11 @@ pub fn index_new_database(
 ) -> Result<IndexReport, IndexError> {
     create_db_dir(db)?;
     let _run = run_lock::RunLock::acquire(db)?;
+    // Another worktree's index, copied, makes this an incremental run (a shard holds
+    // a part of the files: it starts empty).
+    if opts.shard.is_none() {
+        worktree::seed_from_sibling(db, root);
+    }
     let into_existing = || -> Result<IndexReport, IndexError> {
         let store = Store::open(db)?;
         index_locked(&store, root, opts, progress)

@@ -77,6 +77,14 @@ impl Workspace {
         let db = db
             .map(Path::to_path_buf)
             .unwrap_or_else(|| index::default_db_path(&root));
+        if !db.exists() && options.shard.is_none() {
+            // The directory is made here for the copy (a failure shows when the
+            // store opens below).
+            if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+                let _ = crate::store::database_file::create_dir(dir);
+            }
+            index::worktree::seed_from_sibling(&db, &root);
+        }
         let store = open_or_recover(&db, Store::open, StoreError::is_corrupt)?;
         Ok(Workspace {
             root,

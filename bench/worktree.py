@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""What the index of a second git worktree costs, beside the first's.
+
+What it measures (the criterion: the second indexes in at most 15% of the first's time
+and adds at most 15% to the disk used):
+  1. downloads two releases of a real Python project as sdists from PyPI (default
+     Django 5.2.8 and 5.2.9) into a temporary directory and commits them, in that order,
+     as commits A and B of a temporary git repository (the main worktree holds B);
+  2. --rounds times (default 3), alternating: the first worktree's index from nothing
+     (`constellation index MAIN`, its default database `MAIN/.constellation/index.db`
+     removed before), then the second worktree's: `git worktree add SECOND COMMIT`
+     (made once per kind) and `constellation index SECOND` with its default database
+     removed before, for a second worktree at the same commit (B) and at the previous
+     release (A). A second worktree's first index starts from a copy of another
+     worktree's index and parses only the files whose content it lacks;
+  3. checks that each second index exports (`constellation export`, JSON) the same
+     bytes as a from-scratch build of that worktree (`index SECOND --db OTHER`: a
+     database given with --db is never seeded);
+  4. prints per round the wall times, then the medians, the second's share of the
+     first's time, the files parsed, and the disk of each index directory
+     (`.constellation/`, database and write-ahead log) and of the worktree's files.
+
+How to run (after `cargo build --release`; needs git and access to PyPI):
+
+    python3 bench/worktree.py [--package django] [--from 5.2.8] [--to 5.2.9] [--rounds 3]
+
+The binary is $CONSTELLATION_BIN, else target/release/constellation. Everything is made
+in a temporary directory, removed afterwards. Exit status 0 when every second index
+equals its fresh build, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchlib import constellation_bin, fetch_sdist, unpack
+
+
+def git(repo: str, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", repo, "-c", "user.name=b", "-c", "user.email=b@example.com",
+         "-c", "commit.gpgsign=false", *args],
+        check=True, capture_output=True, text=True,
+    ).stdout
+
+
+def du(path: str) -> int:
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(path):
+        if ".git" in dirnames:
+            dirnames.remove(".git")
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                total += os.stat(p).st_blocks * 512
+    return total
+
+
+def index(binary: str, root: str, db: str | None = None) -> tuple[float, dict]:
+    args = [binary, "index", root, "--json"] + (["--db", db] if db else [])
+    t = time.perf_counter()
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    return time.perf_counter() - t, json.loads(out)
+
+
+def export(binary: str, root: str, db: str) -> bytes:
+    return subprocess.run([binary, "export", root, "--db", db, "--format", "json"],
+                          check=True, capture_output=True).stdout
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--package", default="django")
+    ap.add_argument("--from", dest="old", default="5.2.8")
+    ap.add_argument("--to", dest="new", default="5.2.9")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--index-url", default="https://pypi.org")
+    a = ap.parse_args()
+    binary = constellation_bin()
+    tmp = tempfile.mkdtemp(prefix="worktree-bench-")
+    ok = True
+    try:
+        main_wt = os.path.join(tmp, "main")
+        os.makedirs(main_wt)
+        git(main_wt, "init", "-q")
+        for version in (a.old, a.new):
+            sdist = fetch_sdist(a.index_url, a.package, version, tmp)
+            for name in os.listdir(main_wt):
+                if name != ".git":
+                    p = os.path.join(main_wt, name)
+                    shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
+            unpack(sdist, main_wt)
+            git(main_wt, "add", "-A")
+            git(main_wt, "commit", "-qm", version)
+        changed = git(main_wt, "diff", "--name-only", "HEAD~1").split()
+        files = len(git(main_wt, "ls-files").split("\n")) - 1
+        print(f"corpus: {a.package} {a.old} (commit A) and {a.new} (B): {files} files in B, {len(changed)} differ")
+        seconds = {"same commit (B)": os.path.join(tmp, "same"), f"previous release (A, {a.old})": os.path.join(tmp, "prev")}
+        git(main_wt, "worktree", "add", "-q", seconds["same commit (B)"], "HEAD")
+        git(main_wt, "worktree", "add", "-q", "--detach", seconds[f"previous release (A, {a.old})"], "HEAD~1")
+        firsts: list[float] = []
+        times: dict[str, list[float]] = {k: [] for k in seconds}
+        parsed: dict[str, int] = {}
+        for r in range(a.rounds):
+            # From nothing: no other worktree's index to start from.
+            for wt in [main_wt, *seconds.values()]:
+                shutil.rmtree(os.path.join(wt, ".constellation"), ignore_errors=True)
+            t, rep = index(binary, main_wt)
+            firsts.append(t)
+            line = f"round {r + 1}: first worktree {t:.2f} s ({rep['filesParsed']} files parsed)"
+            for kind, wt in seconds.items():
+                shutil.rmtree(os.path.join(wt, ".constellation"), ignore_errors=True)
+                t, rep = index(binary, wt)
+                times[kind].append(t)
+                parsed[kind] = rep["filesParsed"]
+                line += f"; second, {kind}: {t:.2f} s ({rep['filesParsed']} parsed)"
+            print(line)
+        first_disk = du(os.path.join(main_wt, ".constellation"))
+        tree_disk = du(main_wt) - first_disk
+        print(f"first worktree: median {statistics.median(firsts):.2f} s; index {first_disk / 2**20:.1f} MiB, files {tree_disk / 2**20:.1f} MiB")
+        for kind, wt in seconds.items():
+            m = statistics.median(times[kind])
+            disk = du(os.path.join(wt, ".constellation"))
+            fresh_db = os.path.join(tmp, "fresh.db")
+            for ext in ("", "-wal", "-shm"):
+                if os.path.exists(fresh_db + ext):
+                    os.remove(fresh_db + ext)
+            index(binary, wt, fresh_db)
+            equal = export(binary, wt, os.path.join(wt, ".constellation", "index.db")) == export(binary, wt, fresh_db)
+            ok &= equal
+            print(
+                f"second worktree, {kind}: median {m:.2f} s = {m / statistics.median(firsts):.1%} of the first's; "
+                f"{parsed[kind]} files parsed; index {disk / 2**20:.1f} MiB = {disk / first_disk:.1%} of the first's index, "
+                f"{disk / (first_disk + tree_disk):.1%} of the first worktree with its index; "
+                f"export {'equal to' if equal else 'DIFFERENT from'} a fresh build"
+            )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+//! A second git worktree's first index starts from the first worktree's index: only
+//! the files whose content it lacks are parsed, and the result equals a from-scratch
+//! build (`src/index/worktree.rs`). On a copy of `fixtures/class-hierarchy` committed to
+//! a temporary repository.
+
+mod common;
+
+use std::path::Path;
+
+fn index_default(root: &Path) -> serde_json::Value {
+    let out = common::run_ok(&["index", root.to_str().unwrap(), "--json"]);
+    serde_json::from_str(&out).expect("index --json output")
+}
+
+#[test]
+fn a_second_worktree_parses_only_what_the_first_index_lacks_and_equals_a_fresh_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    common::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/class-hierarchy"),
+        &main,
+    );
+    common::git(&main, &["init", "-q"]);
+    common::git(&main, &["add", "."]);
+    common::git(&main, &["commit", "-qm", "v1"]);
+    let first = index_default(&main);
+    let files = first["filesSeen"].as_u64().unwrap();
+    assert_eq!(first["filesParsed"], files);
+    let main_db = main.join(".constellation/index.db");
+    let main_before = common::export_json(&main, &main_db);
+
+    let second = dir.path().join("second");
+    common::git(&main, &["worktree", "add", "-q", second.to_str().unwrap()]);
+    // One file edited (a new caller of `visit`), one added, one removed.
+    let keeper = second.join("zoo/keeper.py");
+    let mut text = std::fs::read_to_string(&keeper).unwrap();
+    text.push_str("\n\ndef tour():\n    return visit()\n");
+    std::fs::write(&keeper, text).unwrap();
+    std::fs::write(
+        second.join("zoo/extra.py"),
+        "from zoo.keeper import feed\n\n\ndef extra():\n    feed()\n",
+    )
+    .unwrap();
+    std::fs::remove_file(second.join("go/calc_test.go")).unwrap();
+
+    let seeded = index_default(&second);
+    assert_eq!(seeded["filesParsed"], 2, "{seeded}");
+    assert_eq!(seeded["filesRemoved"], 1, "{seeded}");
+    assert_eq!(seeded["filesSeen"], files);
+
+    // The same tree built from nothing (a database given with --db is never seeded).
+    let fresh_db = dir.path().join("fresh.db");
+    let fresh = common::index_json(&second, &fresh_db, &[]);
+    assert_eq!(fresh["filesParsed"], files, "{fresh}");
+    let second_db = second.join(".constellation/index.db");
+    let seeded_export = common::export_json(&second, &second_db);
+    assert_eq!(seeded_export, common::export_json(&second, &fresh_db));
+    assert!(seeded_export.contains("zoo/extra.py"));
+    assert!(!seeded_export.contains("go/calc_test.go"));
+    // The first worktree's index is read, not changed.
+    assert_eq!(common::export_json(&main, &main_db), main_before);
+}
+
+#[test]
+fn outside_git_or_without_another_index_the_build_starts_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("plain");
+    common::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/class-hierarchy"),
+        &root,
+    );
+    let report = index_default(&root);
+    assert_eq!(report["filesParsed"], report["filesSeen"]);
+    // A repository whose other worktree has no index yet.
+    common::git(&root, &["init", "-q"]);
+    common::git(&root, &["add", "."]);
+    common::git(&root, &["commit", "-qm", "v1"]);
+    let other = dir.path().join("other");
+    common::git(&root, &["worktree", "add", "-q", other.to_str().unwrap()]);
+    std::fs::remove_dir_all(root.join(".constellation")).unwrap();
+    let report = index_default(&other);
+    assert_eq!(report["filesParsed"], report["filesSeen"]);
+}
