@@ -80,4 +80,12 @@ fn outside_git_or_without_another_index_the_build_starts_empty() {
     std::fs::remove_dir_all(root.join(".constellation")).unwrap();
     let report = index_default(&other);
     assert_eq!(report["filesParsed"], report["filesSeen"]);
+    // An index of another schema version (another build's) is not copied.
+    std::fs::remove_dir_all(other.join(".constellation")).unwrap();
+    index_default(&root);
+    let conn = rusqlite::Connection::open(root.join(".constellation/index.db")).unwrap();
+    conn.pragma_update(None, "user_version", 999).unwrap();
+    drop(conn);
+    let report = index_default(&other);
+    assert_eq!(report["filesParsed"], report["filesSeen"]);
 }

@@ -1441,15 +1441,25 @@ pub fn index_new_database(
     let _run = run_lock::RunLock::acquire(db)?;
     // Another worktree's index, copied, makes this an incremental run (a shard holds
     // a part of the files: it starts empty).
-    if opts.shard.is_none() {
-        worktree::seed_from_sibling(db, root);
-    }
+    let seeded = opts.shard.is_none() && worktree::seed_from_sibling(db, root).is_some();
     let into_existing = || -> Result<IndexReport, IndexError> {
         let store = Store::open(db)?;
         index_locked(&store, root, opts, progress)
     };
     if db.exists() {
-        return into_existing();
+        match into_existing() {
+            // A copy of a damaged index (the backup copies pages as they are): built
+            // from nothing instead.
+            Err(IndexError::Store(e)) if seeded && e.is_corrupt() => {
+                tracing::warn!(
+                    "the index copied from another worktree is damaged ({e}); building from scratch"
+                );
+                for ext in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
+                }
+            }
+            done => return done,
+        }
     }
     match build_new_file(db, |store| index_locked(store, root, opts, progress))? {
         Some(report) => Ok(report),

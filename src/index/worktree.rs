@@ -82,6 +82,15 @@ pub fn seed(from: &Path, to: &Path) -> Result<bool, rusqlite::Error> {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         src.busy_timeout(Duration::from_secs(10))?;
+        // Only an index of this build's schema: an older one would be emptied by its
+        // migrations anyway, a newer one cannot be opened.
+        let version: i64 = src.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version != crate::store::SCHEMA_VERSION {
+            return Err(rusqlite::Error::InvalidParameterName(format!(
+                "its schema version is {version}, this build's {}",
+                crate::store::SCHEMA_VERSION
+            )));
+        }
         let mut dst = Connection::open(&temp)?;
         {
             use rusqlite::backup::{Backup, StepResult};
