@@ -92,7 +92,8 @@ pub struct Dependent {
     /// Edges between it and the target (1: direct).
     pub depth: usize,
     /// The edge kind of its first hop: `calls`, `references`, `imports`, `inherits`,
-    /// `implements`; `same_name`: an unresolved call of the target's name.
+    /// `implements`; `same_name`: an unresolved call of the target's name;
+    /// `overrides`: a base method the next node overrides (its callers may run it).
     pub via: String,
     /// The member of a class it reaches when that is how it depends (`speak` for a
     /// caller of `Duck.speak` while assessing `Duck`).
@@ -254,6 +255,10 @@ enum Via {
     /// A call site no rule resolved that calls a name of the target (a name-only
     /// candidate: `possible_calls`). Confidence 0.
     SameName,
+    /// A base-class method that the node it points to overrides: the calls of the
+    /// base method on an instance of the subclass run the override. Confidence
+    /// [`OVERRIDE_CONFIDENCE`].
+    Overridden,
 }
 
 impl Via {
@@ -261,8 +266,69 @@ impl Via {
         match self {
             Via::Edge(kind) => kind.name(),
             Via::SameName => "same_name",
+            Via::Overridden => "overrides",
         }
     }
+}
+
+/// The confidence of the hop from an overriding method to the base method it
+/// overrides: a caller of the base method runs the override only when its receiver is
+/// an instance of the subclass, which the index does not know (so such callers are
+/// `possible`).
+pub const OVERRIDE_CONFIDENCE: f32 = 0.5;
+
+/// For each method of a class, the methods of the same name it overrides: in each
+/// line of its bases (through `inherits` and `implements` edges, breadth first), the
+/// nearest base that has one. Built once per snapshot. Class hierarchy analysis as in
+/// Dean, Grove and Chambers, "Optimization of Object-Oriented Programs Using Static
+/// Class Hierarchy Analysis" (ECOOP 1995), upward only.
+fn overridden(g: &SymbolGraph) -> Arc<HashMap<NodeIndex, Vec<NodeIndex>>> {
+    g.memo("impact:overridden", || {
+        let bases = |c: NodeIndex| -> Vec<NodeIndex> {
+            g.graph
+                .edges_directed(c, Direction::Outgoing)
+                .filter(|e| matches!(e.weight().kind, EdgeKind::Inherits | EdgeKind::Implements))
+                .map(|e| e.target())
+                .filter(|&b| is_type_kind(&g.node(b).kind))
+                .collect()
+        };
+        let methods = |c: NodeIndex| -> Vec<NodeIndex> {
+            members(g, c)
+                .into_iter()
+                .filter(|&m| g.node(m).kind == "method")
+                .collect()
+        };
+        let mut out: HashMap<NodeIndex, Vec<NodeIndex>> = HashMap::new();
+        for class in g.graph.node_indices() {
+            if !is_type_kind(&g.node(class).kind) {
+                continue;
+            }
+            let direct = bases(class);
+            if direct.is_empty() {
+                continue;
+            }
+            for m in methods(class) {
+                let name = &g.node(m).name;
+                let mut found = Vec::new();
+                let mut seen: HashSet<NodeIndex> = HashSet::from([class]);
+                let mut queue: VecDeque<NodeIndex> = direct.iter().copied().collect();
+                while let Some(b) = queue.pop_front() {
+                    if !seen.insert(b) {
+                        continue;
+                    }
+                    match methods(b).into_iter().find(|&bm| &g.node(bm).name == name) {
+                        Some(bm) => found.push(bm),
+                        None => queue.extend(bases(b)),
+                    }
+                }
+                if !found.is_empty() {
+                    found.sort();
+                    out.insert(m, found);
+                }
+            }
+        }
+        out
+    })
 }
 
 /// The call sites no rule resolved (`unresolved` or `ambiguous`), by called name: the
@@ -345,10 +411,12 @@ impl OpenCalls {
 /// Breadth-first walk against the edges (calls, references, imports, inherits,
 /// implements) from `seeds`, along edges at least `min` confident, to `depth` hops. A
 /// class-like node reached stands for its members too; a constructor or special method
-/// reached stands for its class too (not for the class's other members). `name_links`
-/// (`(caller, seed)`: name-only candidates) join at depth 1 after every edge from the
-/// seeds, so a caller linked by an edge keeps that edge. Cost: O(reached nodes + their
-/// in-edges).
+/// reached stands for its class too (not for the class's other members); a method
+/// reached leads to the base methods it overrides ([`overridden`], confidence
+/// [`OVERRIDE_CONFIDENCE`]), whose callers may run it. `name_links` (`(caller, seed)`:
+/// name-only candidates) join at depth 1 after every edge from the seeds, so a caller
+/// linked by an edge keeps that edge. Cost: O(reached nodes + their in-edges), after
+/// the overrides map is built once per snapshot.
 fn walk(
     g: &SymbolGraph,
     seeds: &[NodeIndex],
@@ -370,6 +438,7 @@ fn walk(
         queue.push_back(s);
     }
     let mut names = (depth > 0).then_some(name_links);
+    let overrides = overridden(g);
     loop {
         let next = queue.pop_front();
         // The seeds are done: the name-only callers join, behind the edges' callers.
@@ -400,6 +469,24 @@ fn walk(
         // is built or used through syntax, as for a target (see `target_nodes`).
         if r.depth > 0 && implicitly_called(g.node(u)) {
             sinks.extend(classes_of(g, u).into_iter().map(|c| (c, None)));
+        }
+        // A method stands for the base methods it overrides: their callers may run it.
+        // Each is reached as a node of its own (via `overrides`), so the chain shows it.
+        if let Some(bases) = overrides.get(&u) {
+            for &b in bases {
+                if OVERRIDE_CONFIDENCE < min || reached.contains_key(&b) {
+                    continue;
+                }
+                reached.insert(
+                    b,
+                    Reach {
+                        depth: r.depth + 1,
+                        next: Some((u, Via::Overridden, None)),
+                        confidence: r.confidence.min(OVERRIDE_CONFIDENCE),
+                    },
+                );
+                queue.push_back(b);
+            }
         }
         for (sink, member) in sinks {
             let mut edges: Vec<_> = g
@@ -1029,6 +1116,77 @@ mod tests {
         let found = impact(&g, None, &[g.by_id(0).unwrap()], 3, 0.97, None);
         assert_eq!(found.tests.len(), 1);
         assert_eq!(found.tests[0].depth, TEST_DEPTH);
+    }
+
+    #[test]
+    fn a_caller_of_an_overridden_base_method_is_a_possible_dependent_of_the_override() {
+        // Base.m (2) overridden by Sub.m (4), Sub inheriting Base; Other.m (6) shares
+        // the name only. c (7) calls Base.m; test_c (8) calls c.
+        let node = |id: i64, kind: &str, name: &str, qualified: &str, path: &str| SymbolRow {
+            kind: kind.into(),
+            qualified_name: qualified.into(),
+            key: format!("{kind}:{path}::{qualified}"),
+            ..function(id, name, path, "python")
+        };
+        let edge = |src: i64, dst: i64, kind: &str| crate::store::graph::SymbolEdgeRow {
+            src,
+            dst,
+            kind: kind.into(),
+            confidence: if kind == "contains" { 1.0 } else { 0.99 },
+            provenance: "scope".into(),
+            line: Some(1),
+        };
+        let rows = SymbolGraphRows {
+            nodes: vec![
+                node(1, "class", "Base", "Base", "pkg/a.py"),
+                node(2, "method", "m", "Base::m", "pkg/a.py"),
+                node(3, "class", "Sub", "Sub", "pkg/a.py"),
+                node(4, "method", "m", "Sub::m", "pkg/a.py"),
+                node(5, "class", "Other", "Other", "pkg/a.py"),
+                node(6, "method", "m", "Other::m", "pkg/a.py"),
+                node(7, "function", "c", "c", "pkg/b.py"),
+                node(8, "function", "test_c", "test_c", "tests/test_b.py"),
+            ],
+            edges: vec![
+                edge(1, 2, "contains"),
+                edge(3, 4, "contains"),
+                edge(5, 6, "contains"),
+                edge(3, 1, "inherits"),
+                edge(7, 2, "calls"),
+                edge(8, 7, "calls"),
+            ],
+            generation: 1,
+        };
+        let g = SymbolGraph::from_rows(rows);
+        let found = impact(&g, None, &[g.by_id(4).unwrap()], 3, 0.97, None);
+        assert!(found.trusted.is_empty());
+        let possible: Vec<(&str, usize, &str, f64)> = found
+            .possible
+            .iter()
+            .map(|d| (d.node_id.as_str(), d.depth, d.via.as_str(), d.confidence))
+            .collect();
+        assert_eq!(
+            possible,
+            [
+                ("method:pkg/a.py::Base::m", 1, "overrides", 0.5),
+                ("function:pkg/b.py::c", 2, "calls", 0.5),
+                ("function:tests/test_b.py::test_c", 3, "calls", 0.5),
+            ]
+        );
+        assert_eq!(found.tests.len(), 1);
+        assert_eq!(found.tests[0].test.as_deref(), Some("test_c"));
+        assert!(!found.tests[0].trusted);
+        // Downwards nothing: changing Base.m does not change what runs Sub.m.
+        let found = impact(&g, None, &[g.by_id(2).unwrap()], 3, 0.97, None);
+        let trusted: Vec<&str> = found.trusted.iter().map(|d| d.node_id.as_str()).collect();
+        assert_eq!(
+            trusted,
+            ["function:pkg/b.py::c", "function:tests/test_b.py::test_c"]
+        );
+        assert!(found.possible.is_empty());
+        // A name shared without inheritance is no override.
+        let found = impact(&g, None, &[g.by_id(6).unwrap()], 3, 0.0, None);
+        assert!(found.trusted.is_empty() && found.possible.is_empty());
     }
 
     #[test]
