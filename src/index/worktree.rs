@@ -66,8 +66,10 @@ pub fn sibling_index(root: &Path) -> Option<PathBuf> {
 /// Copies the database `from` to the new file `to` with SQLite's online backup (a
 /// consistent snapshot, taken while its writers go on), through a temporary file beside
 /// `to` that is linked into place only when `to` still does not exist. Returns whether
-/// `to` was made; a failure (unreadable source, a full disk, `to` created meanwhile)
-/// leaves no file behind and is the caller's to log.
+/// `to` was made (false: another process created it meanwhile, and its file stays).
+///
+/// Errors (no file is left behind; the caller logs them): `from` unreadable, locked by a
+/// writer for over 10 s, or of another schema version than this build's; a full disk.
 pub fn seed(from: &Path, to: &Path) -> Result<bool, rusqlite::Error> {
     let temp = PathBuf::from(format!("{}.seed-{}", to.display(), std::process::id()));
     let cleanup = |p: &Path| {
