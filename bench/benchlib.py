@@ -172,3 +172,35 @@ def unpack(sdist: str, dest: str) -> None:
     for name in os.listdir(src):
         shutil.move(os.path.join(src, name), os.path.join(dest, name))
     shutil.rmtree(scratch)
+
+
+GIT = ["git", "-c", "user.name=b", "-c", "user.email=b@example.com", "-c", "commit.gpgsign=false"]
+
+
+def git(repo: str, *args: str) -> str:
+    """Runs `git -C repo ARGS` with a throwaway identity; stdout, or exit 2 with git's error."""
+    r = subprocess.run([*GIT, "-C", repo, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"git {' '.join(args)}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def commit_releases(repo: str, index: str, package: str, versions: list[str], work: str) -> list[str]:
+    """Commits the sdists of package's versions, in order, as consecutive commits of the
+    new git repository `repo` (each commit holds that release's files only; the sdists
+    are downloaded into `work` and removed). Returns the commit ids."""
+    os.makedirs(repo, exist_ok=True)
+    git(repo, "init", "-q")
+    commits = []
+    for version in versions:
+        sdist = fetch_sdist(index.rstrip("/"), package, version, work)
+        for name in os.listdir(repo):
+            if name != ".git":
+                p = os.path.join(repo, name)
+                shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
+        unpack(sdist, repo)
+        os.remove(sdist)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"{package} {version}")
+        commits.append(git(repo, "rev-parse", "HEAD").strip())
+    return commits

@@ -61,17 +61,7 @@ import subprocess
 import tempfile
 import time
 
-from benchlib import McpServer, constellation_bin, die, fetch_sdist, report, unpack
-
-GIT = ["git", "-c", "user.name=b", "-c", "user.email=b@example.com", "-c", "commit.gpgsign=false"]
-
-
-def git(repo: str, *args: str) -> str:
-    r = subprocess.run([*GIT, "-C", repo, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        die(f"git {' '.join(args)}: {r.stderr.strip()}")
-    return r.stdout
-
+from benchlib import McpServer, commit_releases, constellation_bin, die, git, report
 
 def diff_counts(repo: str, a: str, b: str) -> dict[str, dict[str, int]]:
     """Files added (A), changed (M) and removed (D) from commit a to b: all, and .py."""
@@ -137,20 +127,8 @@ def main() -> int:
     server = None
     try:
         repo = os.path.join(work, "repo")
-        os.makedirs(repo)
-        git(repo, "init", "-q")
-        commits: dict[str, str] = {}
-        for label, version in (("A", args.old), ("B", args.new)):
-            sdist = fetch_sdist(args.index.rstrip("/"), args.package, version, work)
-            for name in os.listdir(repo):
-                if name != ".git":
-                    p = os.path.join(repo, name)
-                    shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
-            unpack(sdist, repo)
-            os.remove(sdist)
-            git(repo, "add", "-A")
-            git(repo, "commit", "-qm", f"{args.package} {version}")
-            commits[label] = git(repo, "rev-parse", "HEAD").strip()
+        a_id, b_id = commit_releases(repo, args.index, args.package, [args.old, args.new], work)
+        commits = {"A": a_id, "B": b_id}
         counts = diff_counts(repo, commits["A"], commits["B"])
         tracked = len(git(repo, "ls-files", "-z").split("\0")) - 1
         print(f"corpus: {args.package} {args.old} (A) -> {args.new} (B), {tracked} files in B")

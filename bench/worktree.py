@@ -41,15 +41,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import constellation_bin, fetch_sdist, unpack
-
-
-def git(repo: str, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", repo, "-c", "user.name=b", "-c", "user.email=b@example.com",
-         "-c", "commit.gpgsign=false", *args],
-        check=True, capture_output=True, text=True,
-    ).stdout
+from benchlib import commit_releases, constellation_bin, git
 
 
 def du(path: str) -> int:
@@ -89,17 +81,7 @@ def main() -> int:
     ok = True
     try:
         main_wt = os.path.join(tmp, "main")
-        os.makedirs(main_wt)
-        git(main_wt, "init", "-q")
-        for version in (a.old, a.new):
-            sdist = fetch_sdist(a.index_url, a.package, version, tmp)
-            for name in os.listdir(main_wt):
-                if name != ".git":
-                    p = os.path.join(main_wt, name)
-                    shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
-            unpack(sdist, main_wt)
-            git(main_wt, "add", "-A")
-            git(main_wt, "commit", "-qm", version)
+        commit_releases(main_wt, a.index_url, a.package, [a.old, a.new], tmp)
         changed = git(main_wt, "diff", "--name-only", "HEAD~1").split()
         files = len(git(main_wt, "ls-files").split("\n")) - 1
         print(f"corpus: {a.package} {a.old} (commit A) and {a.new} (B): {files} files in B, {len(changed)} differ")

@@ -7,6 +7,21 @@ mod common;
 
 use std::path::Path;
 
+/// A copy of `fixtures/class-hierarchy` at `dir`.
+fn fixture_at(dir: &Path) {
+    common::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/class-hierarchy"),
+        dir,
+    );
+}
+
+/// A new repository at `dir` with everything in it committed.
+fn commit_all(dir: &Path) {
+    common::git(dir, &["init", "-q"]);
+    common::git(dir, &["add", "."]);
+    common::git(dir, &["commit", "-qm", "v1"]);
+}
+
 fn index_default(root: &Path) -> serde_json::Value {
     let out = common::run_ok(&["index", root.to_str().unwrap(), "--json"]);
     serde_json::from_str(&out).expect("index --json output")
@@ -16,13 +31,8 @@ fn index_default(root: &Path) -> serde_json::Value {
 fn a_second_worktree_parses_only_what_the_first_index_lacks_and_equals_a_fresh_build() {
     let dir = tempfile::tempdir().unwrap();
     let main = dir.path().join("main");
-    common::copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/class-hierarchy"),
-        &main,
-    );
-    common::git(&main, &["init", "-q"]);
-    common::git(&main, &["add", "."]);
-    common::git(&main, &["commit", "-qm", "v1"]);
+    fixture_at(&main);
+    commit_all(&main);
     let first = index_default(&main);
     let files = first["filesSeen"].as_u64().unwrap();
     assert_eq!(first["filesParsed"], files);
@@ -65,16 +75,11 @@ fn a_second_worktree_parses_only_what_the_first_index_lacks_and_equals_a_fresh_b
 fn outside_git_or_without_another_index_the_build_starts_empty() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("plain");
-    common::copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/class-hierarchy"),
-        &root,
-    );
+    fixture_at(&root);
     let report = index_default(&root);
     assert_eq!(report["filesParsed"], report["filesSeen"]);
     // A repository whose other worktree has no index yet.
-    common::git(&root, &["init", "-q"]);
-    common::git(&root, &["add", "."]);
-    common::git(&root, &["commit", "-qm", "v1"]);
+    commit_all(&root);
     let other = dir.path().join("other");
     common::git(&root, &["worktree", "add", "-q", other.to_str().unwrap()]);
     std::fs::remove_dir_all(root.join(".constellation")).unwrap();

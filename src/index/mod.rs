@@ -1454,9 +1454,7 @@ pub fn index_new_database(
                 tracing::warn!(
                     "the index copied from another worktree is damaged ({e}); building from scratch"
                 );
-                for ext in ["", "-wal", "-shm"] {
-                    let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
-                }
+                remove_database_files(db);
             }
             done => return done,
         }
@@ -1499,12 +1497,7 @@ fn build_new_file(
     build: impl FnOnce(&Store) -> Result<IndexReport, IndexError>,
 ) -> Result<Option<IndexReport>, IndexError> {
     let partial = PathBuf::from(format!("{}.partial-{}", db.display(), std::process::id()));
-    let cleanup = |p: &Path| {
-        for ext in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{ext}", p.display()));
-        }
-    };
-    cleanup(&partial);
+    remove_database_files(&partial);
     remove_stale_partials(db);
     // Errors name `db`, the file the user gave, not the temporary one.
     let store = Store::open_private(&partial).map_err(|e| e.naming(db))?;
@@ -1512,13 +1505,13 @@ fn build_new_file(
         Ok(r) => r,
         Err(e) => {
             drop(store);
-            cleanup(&partial);
+            remove_database_files(&partial);
             return Err(e);
         }
     };
     store.publish()?;
     if db.exists() {
-        cleanup(&partial);
+        remove_database_files(&partial);
         return Ok(None);
     }
     std::fs::rename(&partial, db).map_err(|e| {
@@ -1527,8 +1520,16 @@ fn build_new_file(
             message: format!("renaming {}: {e}", partial.display()),
         })
     })?;
-    cleanup(&partial);
+    remove_database_files(&partial);
     Ok(Some(report))
+}
+
+/// Removes the SQLite file `path` and its companions (`-wal`, `-shm`, `-journal`),
+/// whichever exist; what cannot be removed stays.
+pub(crate) fn remove_database_files(path: &Path) {
+    for ext in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
+    }
 }
 
 /// Removes `DB.partial-PID` files (and their -wal/-shm) left by builds that were killed:

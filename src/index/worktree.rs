@@ -72,12 +72,7 @@ pub fn sibling_index(root: &Path) -> Option<PathBuf> {
 /// writer for over 10 s, or of another schema version than this build's; a full disk.
 pub fn seed(from: &Path, to: &Path) -> Result<bool, rusqlite::Error> {
     let temp = PathBuf::from(format!("{}.seed-{}", to.display(), std::process::id()));
-    let cleanup = |p: &Path| {
-        for ext in ["", "-wal", "-shm", "-journal"] {
-            let _ = std::fs::remove_file(format!("{}{ext}", p.display()));
-        }
-    };
-    cleanup(&temp);
+    super::remove_database_files(&temp);
     let copied = (|| {
         let src = Connection::open_with_flags(
             from,
@@ -119,13 +114,13 @@ pub fn seed(from: &Path, to: &Path) -> Result<bool, rusqlite::Error> {
         dst.close().map_err(|(_, e)| e)
     })();
     if let Err(e) = copied {
-        cleanup(&temp);
+        super::remove_database_files(&temp);
         return Err(e);
     }
     // A hard link does not replace an existing file: a database another process
     // created meanwhile wins.
     let linked = std::fs::hard_link(&temp, to).is_ok();
-    cleanup(&temp);
+    super::remove_database_files(&temp);
     Ok(linked)
 }
 

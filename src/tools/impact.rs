@@ -292,11 +292,19 @@ fn overridden(g: &SymbolGraph) -> Arc<HashMap<NodeIndex, Vec<NodeIndex>>> {
                 .filter(|&b| is_type_kind(&g.node(b).kind))
                 .collect()
         };
-        let methods = |c: NodeIndex| -> Vec<NodeIndex> {
-            members(g, c)
-                .into_iter()
-                .filter(|&m| g.node(m).kind == "method")
-                .collect()
+        // Each class's methods, read once (a base is asked for every method of every
+        // subclass).
+        let mut by_class: HashMap<NodeIndex, Vec<NodeIndex>> = HashMap::new();
+        let mut methods = |c: NodeIndex| -> Vec<NodeIndex> {
+            by_class
+                .entry(c)
+                .or_insert_with(|| {
+                    members(g, c)
+                        .into_iter()
+                        .filter(|&m| g.node(m).kind == "method")
+                        .collect()
+                })
+                .clone()
         };
         let mut out: HashMap<NodeIndex, Vec<NodeIndex>> = HashMap::new();
         for class in g.graph.node_indices() {
