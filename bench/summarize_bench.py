@@ -13,10 +13,14 @@ Python MCP SDK (`pip install mcp`):
 
 How to run (after `cargo build --release`; CORPUS a copy, e.g. from bench/corpora.sh):
 
-    python3 bench/summarize_bench.py CORPUS [--db FILE] [--runs 15]
+    python3 bench/summarize_bench.py CORPUS [--db FILE] [--runs 15] [--no-ignore]
+        [--hub KEY_OR_PATH] [--path FROM TO]
 
 The database is indexed first (`constellation index CORPUS --db FILE`) so the server
-starts on a fresh index. The binary is $CONSTELLATION_BIN, else target/release/constellation.
+starts on a fresh index. `--no-ignore` is passed to both commands (a tree whose ignore
+files hide everything, such as the Linux kernel's release tarball). `--hub` adds
+`get_node_details` of that node and `--path` adds `get_paths` between two nodes, cold
+(their first call) and warm. The binary is $CONSTELLATION_BIN, else target/release/constellation.
 Exit status 0 when every budget held, 1 otherwise, 2 on a setup error.
 """
 
@@ -47,6 +51,9 @@ async def main() -> int:
     ap.add_argument("corpus")
     ap.add_argument("--db")
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--no-ignore", action="store_true", help="index and serve with --no-ignore")
+    ap.add_argument("--hub", help="a node for get_node_details")
+    ap.add_argument("--path", nargs=2, metavar=("FROM", "TO"), help="two nodes for get_paths")
     a = ap.parse_args()
     try:
         from mcp import ClientSession, StdioServerParameters
@@ -57,9 +64,12 @@ async def main() -> int:
     b = binary()
     db = a.db or os.path.join(tempfile.mkdtemp(prefix="constellation-bench-"), "index.db")
     t0 = time.monotonic()
-    subprocess.run([b, "index", a.corpus, "--db", db, "-q"], check=True, stdout=subprocess.DEVNULL)
+    extra = ["--no-ignore"] if a.no_ignore else []
+    subprocess.run(
+        [b, "index", a.corpus, "--db", db, "-q", *extra], check=True, stdout=subprocess.DEVNULL
+    )
     print(f"index {a.corpus} -> {db}: {time.monotonic() - t0:.1f} s")
-    params = StdioServerParameters(command=b, args=["serve", a.corpus, "--db", db])
+    params = StdioServerParameters(command=b, args=["serve", a.corpus, "--db", db, *extra])
     ok = True
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -85,6 +95,16 @@ async def main() -> int:
             print(f"{'summarize_graph cold':<28}{cold:>10.1f}")
             print(f"{'summarize_graph warm':<28}{statistics.median(warm):>10.1f}{min(warm):>9.1f}{max(warm):>9.1f}")
             print(f"{'list_top_nodes pr warm':<28}{statistics.median(top):>10.1f}{min(top):>9.1f}{max(top):>9.1f}")
+            drills = []
+            if a.hub:
+                drills.append(("get_node_details", {"node_id": a.hub}))
+            if a.path:
+                drills.append(("get_paths", {"src": a.path[0], "dst": a.path[1]}))
+            for name, args in drills:
+                first = (await call(name, args))[0]
+                again = [(await call(name, args))[0] for _ in range(a.runs)]
+                print(f"{name + ' first':<28}{first:>10.1f}")
+                print(f"{name + ' warm':<28}{statistics.median(again):>10.1f}{min(again):>9.1f}{max(again):>9.1f}")
             for budget in (500, 1000, 3000, 8000):
                 ms, r = await call("summarize_graph", {"budget_tokens": budget})
                 held = r["tokens"] <= budget

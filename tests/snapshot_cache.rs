@@ -98,3 +98,56 @@ fn snapshot_results_are_computed_once_per_generation() {
         "c.ts no longer imports a.ts"
     );
 }
+
+/// The server builds its snapshot as the rows are read; that must be the graph built
+/// from the collected rows: the same nodes in the same order, the same edges, the same
+/// `references` edges beside the graph and the same lookups (fixture `ts-value-refs`:
+/// `calls`, `contains` and `imports` edges in the graph, `references` beside it).
+#[test]
+fn a_snapshot_built_while_reading_equals_one_built_from_the_collected_rows() {
+    use constellation::graph::symbol_graph::SymbolGraph;
+    use petgraph::visit::EdgeRef;
+
+    let (_dir, _root, db) = common::indexed_fixture("ts-value-refs");
+    let mut conn = common::open_db(&db);
+    let streamed = SymbolGraph::load(&mut conn).unwrap();
+    let collected =
+        SymbolGraph::from_rows(constellation::store::graph::load_symbol_graph(&mut conn).unwrap());
+
+    let dump = |g: &SymbolGraph| {
+        let nodes: Vec<String> = g
+            .graph
+            .node_indices()
+            .map(|ix| {
+                let n = g.node(ix);
+                assert_eq!(g.by_key(&n.key), Some(ix));
+                assert_eq!(g.by_id(n.id), Some(ix));
+                let users: Vec<String> = g
+                    .value_users(ix)
+                    .iter()
+                    .map(|(u, e)| format!("{} {e:?}", u.index()))
+                    .collect();
+                format!("{ix:?} {n:?} used by {users:?}")
+            })
+            .collect();
+        let edges: Vec<String> = g
+            .graph
+            .edge_references()
+            .map(|e| format!("{:?} -> {:?} {:?}", e.source(), e.target(), e.weight()))
+            .collect();
+        (g.generation, nodes, edges, g.value_reference_count())
+    };
+    let (generation, nodes, edges, value_refs) = dump(&streamed);
+    assert!(generation > 0);
+    assert!(value_refs > 0, "the fixture has references edges");
+    let kinds: std::collections::BTreeSet<&str> = streamed
+        .graph
+        .edge_weights()
+        .map(|e| e.kind.name())
+        .collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["calls", "contains", "imports"]
+    );
+    assert_eq!((generation, nodes, edges, value_refs), dump(&collected));
+}

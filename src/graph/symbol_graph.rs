@@ -15,7 +15,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::betweenness::{betweenness_auto, Betweenness};
-use crate::store::graph::SymbolGraphRows;
+use crate::store::graph::{EdgeRowRef, SymbolGraphRows, SymbolGraphSink};
+use crate::store::{self, StoreError};
 
 /// The kind of an edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -117,15 +118,18 @@ impl SymbolEdge {
 /// only on the snapshot and on `min_confidence` (PageRank, communities, betweenness)
 /// live in the [`SymbolGraph::trusted`] view of that threshold and are computed on
 /// first use, once: concurrent first calls wait for the one computing (`OnceLock`).
-/// Memory per snapshot: at most [`TRUSTED_VIEWS`] views, each a copy of the nodes and
-/// the edges that pass, plus O(V) per cached result and at most `MEMO_CAPACITY` (32)
+/// Memory per snapshot: at most [`TRUSTED_VIEWS`] views, each sharing the nodes and
+/// lookups of the snapshot and holding the edges that pass, plus O(V) per cached result and at most `MEMO_CAPACITY` (32)
 /// derived results of the tools ([`SymbolGraph::memo`]).
 #[derive(Debug)]
 pub struct SymbolGraph {
-    pub graph: DiGraph<SymbolNode, SymbolEdge>,
+    /// Node weights are shared with the [`SymbolGraph::trusted`] views of this
+    /// snapshot (`Arc`), which differ only in their edges.
+    pub graph: DiGraph<Arc<SymbolNode>, SymbolEdge>,
     pub generation: i64,
-    by_key: HashMap<String, NodeIndex>,
-    by_id: HashMap<i64, NodeIndex>,
+    /// Shared with the views, like the nodes.
+    by_key: Arc<HashMap<String, NodeIndex>>,
+    by_id: Arc<NodeIds>,
     /// `references` edges by target: the nodes that use it as a value, each with its
     /// edge, in edge id order.
     value_users: HashMap<NodeIndex, Vec<(NodeIndex, SymbolEdge)>>,
@@ -190,45 +194,103 @@ pub const BETWEENNESS_SEED: u64 = 7;
 /// values); the least recently used is dropped beyond, and rebuilt if asked again.
 pub const TRUSTED_VIEWS: usize = 4;
 
-impl SymbolGraph {
-    /// Builds the graph from rows. Cost: O(nodes + edges).
-    pub fn from_rows(rows: SymbolGraphRows) -> SymbolGraph {
-        let mut graph = DiGraph::with_capacity(rows.nodes.len(), rows.edges.len());
-        let mut by_key = HashMap::with_capacity(rows.nodes.len());
-        let mut by_id = HashMap::with_capacity(rows.nodes.len());
-        let mut value_users: HashMap<NodeIndex, Vec<(NodeIndex, SymbolEdge)>> = HashMap::new();
-        for n in rows.nodes {
-            let (id, key) = (n.id, n.key.clone());
-            let ix = graph.add_node(n);
-            by_key.insert(key, ix);
-            by_id.insert(id, ix);
+/// `nodes.id` → node index. A fresh index numbers its nodes 1..=n, and re-indexed
+/// files add ids above, so a table indexed by `id - first` is small and answers with
+/// one memory access; when the ids spread over more than four times the node count
+/// (plus 1,024) they go in a hash map instead.
+#[derive(Debug)]
+enum NodeIds {
+    /// `slots[id - first]`, `u32::MAX` for no node.
+    Table {
+        first: i64,
+        slots: Vec<u32>,
+    },
+    Map(HashMap<i64, NodeIndex>),
+}
+
+impl NodeIds {
+    /// Room for `nodes` ids from `ids.0` to `ids.1`.
+    fn new(nodes: usize, ids: Option<(i64, i64)>) -> NodeIds {
+        match ids {
+            Some((first, last))
+                if last >= first
+                    && ((last - first) as u128) < 4 * nodes as u128 + 1024
+                    && nodes < u32::MAX as usize =>
+            {
+                NodeIds::Table {
+                    first,
+                    slots: vec![u32::MAX; (last - first + 1) as usize],
+                }
+            }
+            _ => NodeIds::Map(HashMap::with_capacity(nodes)),
         }
-        for e in rows.edges {
-            let (Some(&a), Some(&b), Some(kind)) = (
-                by_id.get(&e.src),
-                by_id.get(&e.dst),
-                EdgeKind::parse(&e.kind),
-            ) else {
-                continue;
-            };
-            let edge = SymbolEdge {
-                kind,
-                confidence: e.confidence as f32,
-                provenance: intern_provenance(&e.provenance),
-                line: e.line.unwrap_or(0).max(0) as u32,
-            };
-            if kind == EdgeKind::References {
-                value_users.entry(b).or_default().push((a, edge));
-            } else {
-                graph.add_edge(a, b, edge);
+    }
+
+    fn insert(&mut self, id: i64, ix: NodeIndex) {
+        if let NodeIds::Table { first, slots } = self {
+            match id
+                .checked_sub(*first)
+                .and_then(|at| usize::try_from(at).ok())
+            {
+                Some(at) if at < slots.len() => {
+                    slots[at] = ix.index() as u32;
+                    return;
+                }
+                // An id outside the announced range: keep every id in a map.
+                _ => {
+                    let map = slots
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &slot)| slot != u32::MAX)
+                        .map(|(at, &slot)| (*first + at as i64, NodeIndex::new(slot as usize)))
+                        .collect();
+                    *self = NodeIds::Map(map);
+                }
             }
         }
+        if let NodeIds::Map(map) = self {
+            map.insert(id, ix);
+        }
+    }
+
+    fn get(&self, id: i64) -> Option<NodeIndex> {
+        match self {
+            NodeIds::Table { first, slots } => {
+                let at = usize::try_from(id.checked_sub(*first)?).ok()?;
+                let slot = *slots.get(at)?;
+                (slot != u32::MAX).then(|| NodeIndex::new(slot as usize))
+            }
+            NodeIds::Map(map) => map.get(&id).copied(),
+        }
+    }
+}
+
+/// Adds nodes, then edges, to a new [`SymbolGraph`]; edges with an unknown end or
+/// kind are skipped.
+struct Builder {
+    graph: DiGraph<Arc<SymbolNode>, SymbolEdge>,
+    by_key: HashMap<String, NodeIndex>,
+    by_id: NodeIds,
+    value_users: HashMap<NodeIndex, Vec<(NodeIndex, SymbolEdge)>>,
+}
+
+impl Builder {
+    fn with_capacity(nodes: usize, edges: usize, ids: Option<(i64, i64)>) -> Builder {
+        Builder {
+            graph: DiGraph::with_capacity(nodes, edges),
+            by_key: HashMap::with_capacity(nodes),
+            by_id: NodeIds::new(nodes, ids),
+            value_users: HashMap::new(),
+        }
+    }
+
+    fn finish(self, generation: i64) -> SymbolGraph {
         SymbolGraph {
-            graph,
-            generation: rows.generation,
-            by_key,
-            by_id,
-            value_users,
+            graph: self.graph,
+            generation,
+            by_key: Arc::new(self.by_key),
+            by_id: Arc::new(self.by_id),
+            value_users: self.value_users,
             pagerank: OnceLock::new(),
             communities: OnceLock::new(),
             betweenness: OnceLock::new(),
@@ -237,6 +299,81 @@ impl SymbolGraph {
             left_out: 0,
             memo: Mutex::new(HashMap::new()),
         }
+    }
+}
+
+impl SymbolGraphSink for Builder {
+    /// Called before any row: starts over with room for that many.
+    fn sizes(&mut self, nodes: usize, edges: usize, ids: Option<(i64, i64)>) {
+        *self = Builder::with_capacity(nodes, edges, ids);
+    }
+
+    fn node(&mut self, n: SymbolNode) {
+        let (id, key) = (n.id, n.key.clone());
+        let ix = self.graph.add_node(Arc::new(n));
+        self.by_key.insert(key, ix);
+        self.by_id.insert(id, ix);
+    }
+
+    fn edge(&mut self, e: EdgeRowRef<'_>) {
+        let (Some(a), Some(b), Some(kind)) = (
+            self.by_id.get(e.src),
+            self.by_id.get(e.dst),
+            EdgeKind::parse(e.kind),
+        ) else {
+            return;
+        };
+        let edge = SymbolEdge {
+            kind,
+            confidence: e.confidence as f32,
+            provenance: intern_provenance(e.provenance),
+            line: e.line.unwrap_or(0).max(0) as u32,
+        };
+        if kind == EdgeKind::References {
+            self.value_users.entry(b).or_default().push((a, edge));
+        } else {
+            self.graph.add_edge(a, b, edge);
+        }
+    }
+}
+
+impl SymbolGraph {
+    /// Builds the graph from rows. Cost: O(nodes + edges).
+    pub fn from_rows(rows: SymbolGraphRows) -> SymbolGraph {
+        let ids = rows.nodes.iter().map(|n| n.id);
+        let range = ids.clone().min().zip(ids.max());
+        let mut b = Builder::with_capacity(rows.nodes.len(), rows.edges.len(), range);
+        for n in rows.nodes {
+            b.node(n);
+        }
+        for e in &rows.edges {
+            b.edge(EdgeRowRef {
+                src: e.src,
+                dst: e.dst,
+                kind: &e.kind,
+                confidence: e.confidence,
+                provenance: &e.provenance,
+                line: e.line,
+            });
+        }
+        b.finish(rows.generation)
+    }
+
+    /// Loads the snapshot of the database's current generation, building the graph as
+    /// the rows are read ([`store::graph::stream_symbol_graph`]): the same graph as
+    /// [`SymbolGraph::from_rows`] of [`store::graph::load_symbol_graph`], without the
+    /// rows held beside it. Errors: the store's.
+    pub fn load(conn: &mut rusqlite::Connection) -> Result<SymbolGraph, StoreError> {
+        let started = std::time::Instant::now();
+        let mut b = Builder::with_capacity(0, 0, None);
+        let generation = store::graph::stream_symbol_graph(conn, &mut b)?;
+        tracing::debug!(
+            "symbol graph of generation {generation}: {} nodes, {} edges loaded in {} ms",
+            b.graph.node_count(),
+            b.graph.edge_count(),
+            started.elapsed().as_millis()
+        );
+        Ok(b.finish(generation))
     }
 
     /// The view of this snapshot that the graph algorithms run on: every node, and only
@@ -262,7 +399,13 @@ impl SymbolGraph {
             views.push(entry);
             return view;
         }
+        let started = std::time::Instant::now();
         let view = Arc::new(self.filtered(min_confidence));
+        tracing::debug!(
+            "view at confidence {min_confidence}: {} edges built in {} ms",
+            view.graph.edge_count(),
+            started.elapsed().as_millis()
+        );
         if views.len() >= TRUSTED_VIEWS {
             views.remove(0);
         }
@@ -275,7 +418,7 @@ impl SymbolGraph {
         // Confidences are stored as f32: compare at that precision so 0.97 keeps 0.97.
         let min = min_confidence as f32;
         let graph = self.graph.filter_map(
-            |_, n| Some(n.clone()),
+            |_, n| Some(Arc::clone(n)),
             |_, e| (e.confidence >= min).then_some(*e),
         );
         let left_out = self.graph.edge_count() - graph.edge_count() + self.left_out;
@@ -294,8 +437,8 @@ impl SymbolGraph {
         SymbolGraph {
             graph,
             generation: self.generation,
-            by_key: self.by_key.clone(),
-            by_id: self.by_id.clone(),
+            by_key: Arc::clone(&self.by_key),
+            by_id: Arc::clone(&self.by_id),
             value_users,
             pagerank: OnceLock::new(),
             communities: OnceLock::new(),
@@ -336,7 +479,7 @@ impl SymbolGraph {
 
     /// The node with this `nodes.id`.
     pub fn by_id(&self, id: i64) -> Option<NodeIndex> {
-        self.by_id.get(&id).copied()
+        self.by_id.get(id)
     }
 
     /// The node's data.
@@ -369,6 +512,7 @@ impl SymbolGraph {
     /// [`SymbolEdge::weight`], seed [`COMMUNITY_SEED`]), computed once per snapshot.
     pub fn communities(&self) -> &Communities {
         self.communities.get_or_init(|| {
+            let started = std::time::Instant::now();
             let labels = super::communities::label_propagation(
                 &self.graph,
                 SymbolEdge::weight,
@@ -406,6 +550,11 @@ impl SymbolGraph {
                     format!("{}#{n}", dominant[c])
                 };
             }
+            tracing::debug!(
+                "communities: {k} over {} nodes in {} ms",
+                labels.len(),
+                started.elapsed().as_millis()
+            );
             Communities { labels, ids, sizes }
         })
     }
@@ -431,5 +580,43 @@ impl SymbolGraph {
         self.pagerank.get_or_init(|| {
             super::pagerank::pagerank(&self.graph, SymbolEdge::weight, Default::default()).scores
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ix(i: usize) -> NodeIndex {
+        NodeIndex::new(i)
+    }
+
+    #[test]
+    fn node_ids_answer_alike_in_a_table_in_a_map_and_after_an_id_out_of_range() {
+        let ids = [7_i64, 9, 8, 30];
+        // Announced 7..=30 for 4 nodes: a table.
+        let mut table = NodeIds::new(ids.len(), Some((7, 30)));
+        assert!(matches!(table, NodeIds::Table { .. }));
+        // Spread over more than 4 × 4 + 1,024: a map.
+        let mut map = NodeIds::new(ids.len(), Some((7, 7 + 2000)));
+        assert!(matches!(map, NodeIds::Map(_)));
+        // Announced too narrow (7..=9): the 30 turns the table into a map.
+        let mut narrow = NodeIds::new(ids.len(), Some((7, 9)));
+        for (i, &id) in ids.iter().enumerate() {
+            table.insert(id, ix(i));
+            map.insert(id, ix(i));
+            narrow.insert(id, ix(i));
+        }
+        assert!(matches!(narrow, NodeIds::Map(_)));
+        for n in [&table, &map, &narrow] {
+            assert_eq!(n.get(7), Some(ix(0)));
+            assert_eq!(n.get(9), Some(ix(1)));
+            assert_eq!(n.get(8), Some(ix(2)));
+            assert_eq!(n.get(30), Some(ix(3)));
+            for absent in [i64::MIN, -1, 0, 6, 10, 29, 31, i64::MAX] {
+                assert_eq!(n.get(absent), None, "{absent}");
+            }
+        }
+        assert!(matches!(NodeIds::new(0, None), NodeIds::Map(_)));
     }
 }

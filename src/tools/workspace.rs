@@ -440,11 +440,7 @@ impl Workspace {
         self.snapshot(
             &self.symbol_graph,
             |g| g.generation,
-            |conn| {
-                Ok(SymbolGraph::from_rows(store::graph::load_symbol_graph(
-                    conn,
-                )?))
-            },
+            |conn| Ok(SymbolGraph::load(conn)?),
         )
     }
 

@@ -75,6 +75,7 @@ struct FilteredView {
 }
 
 fn filtered_view(g: &SymbolGraph, keep: &[bool]) -> FilteredView {
+    let started = std::time::Instant::now();
     let sub = g
         .graph
         .filter_map(|ix, _| keep[ix.index()].then_some(ix), |_, e| Some(*e));
@@ -92,6 +93,12 @@ fn filtered_view(g: &SymbolGraph, keep: &[bool]) -> FilteredView {
     for s in sub.node_indices() {
         pagerank[sub[s].index()] = pr_sub[s.index()];
     }
+    tracing::debug!(
+        "summary view: {} nodes, {} cyclic components in {} ms",
+        sub.node_count(),
+        cycles.components,
+        started.elapsed().as_millis()
+    );
     FilteredView {
         filtered: sub.node_indices().map(|s| sub[s]).collect(),
         node_count: sub.node_count(),
