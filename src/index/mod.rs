@@ -8,6 +8,7 @@
 
 mod import_resolution;
 mod interface;
+mod ref_queue;
 mod relpath;
 mod resolve;
 pub mod run_lock;
@@ -557,7 +558,7 @@ fn compare<'a>(
 #[derive(Default)]
 struct Pending {
     /// References of re-parsed files: inserted after resolution, with their status.
-    new_refs: Vec<Ref>,
+    new_refs: ref_queue::RefQueue,
     changes: Changes,
     /// A file came or went (imports may resolve differently).
     paths_changed: bool,
@@ -743,7 +744,7 @@ fn index_walked(
     );
     if cut.is_some() {
         // A shard resolves nothing: what its references name is mostly in other shards.
-        for r in std::mem::take(&mut pending.new_refs) {
+        for r in pending.new_refs.drain_in_id_order() {
             tx.insert_ref(&r, "unresolved", 0, None)?;
         }
     }
@@ -1111,7 +1112,7 @@ fn write_outcome(
     outcome: Outcome,
     generation: i64,
     report: &mut IndexReport,
-    pending: &mut Vec<Ref>,
+    pending: &mut ref_queue::RefQueue,
     changes: &mut Changes,
     paths_changed: &mut bool,
 ) -> Result<(), IndexError> {

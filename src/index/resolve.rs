@@ -29,12 +29,14 @@ pub mod rules;
 mod rust;
 mod symbols;
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
 use super::import_resolution::{Modules, Target};
 use super::interface::dep_key;
+use super::ref_queue::{merge_by_id, phase_of, RefQueue};
 use super::{IndexError, Progress};
 use crate::lang::Language;
 use crate::store::files::{DefKind, Definition, IndexTx, Ref, RefWriter};
@@ -308,7 +310,7 @@ impl Resolver {
     pub fn run(
         &mut self,
         tx: &IndexTx<'_>,
-        new: Vec<Ref>,
+        mut new: RefQueue,
         changes: &Changes,
         recheck_imports: bool,
         progress: &(dyn Fn(Progress) + Sync),
@@ -392,19 +394,18 @@ impl Resolver {
         for id in old.keys() {
             tx.delete_edges_of_ref(*id)?;
         }
-        // Phases in order, each part in id order; sorted in place (a build from nothing
-        // holds a few hundred thousand references: no second copy of them).
-        let mut new = new;
+        // Phases in order, each part in id order. The new references come packed, in
+        // id order per phase (a build from nothing holds millions of them); the older
+        // ones are sorted in place.
         let mut old: Vec<Ref> = old.into_values().collect();
-        new.sort_unstable_by_key(resolution_order);
         old.sort_unstable_by_key(resolution_order);
         let phase_end = |list: &[Ref], phase: u8| list.partition_point(|r| phase_of(r) <= phase);
-        let (new_imports, old_imports) = (phase_end(&new, 0), phase_end(&old, 0));
-        let new_exports = phase_end(&new, 1);
-        let new_bases = phase_end(&new, 2);
+        let new_imports = new.phase_len(0);
+        let old_imports = phase_end(&old, 0);
 
         let t = std::time::Instant::now();
-        for (r, is_new) in merge_by_id(&new[..new_imports], &old[..old_imports]) {
+        for (r, is_new) in merge_by_id(new.phase(0), &old[..old_imports]) {
+            let r = &*r;
             let outcome = self.resolve_import(tx, r)?;
             if let Some((status, dsts)) = prior.get(&r.id) {
                 let mut now: Vec<i64> = outcome.edges.iter().map(|(n, _)| *n).collect();
@@ -461,17 +462,16 @@ impl Resolver {
 
         let t = std::time::Instant::now();
         // Exports before bases and calls: those follow renamed and default exports.
-        for (r, is_new) in merge_by_id(
-            &new[new_imports..new_exports],
-            &old[old_imports..old_exports],
-        ) {
+        for (r, is_new) in merge_by_id(new.phase(1), &old[old_imports..old_exports]) {
+            let r = &*r;
             self.deps.clear();
             let outcome = self.resolve_export(tx, r)?;
             let deps = self.dep_set(tx, r)?;
             self.write_now(tx, r, is_new, "calls", outcome, deps)?;
         }
         self.symbols.exports_ready(tx)?;
-        for (r, is_new) in merge_by_id(&new[new_exports..new_bases], &old[old_exports..old_bases]) {
+        for (r, is_new) in merge_by_id(new.phase(2), &old[old_exports..old_bases]) {
+            let r = &*r;
             let kind = if r.kind == "inherit" {
                 "inherits"
             } else {
@@ -488,7 +488,7 @@ impl Resolver {
         // once after than kept up to date row by row. A bulk run reads nothing through
         // them meanwhile: what it looks up is in memory. (A build from nothing has
         // suspended them already.)
-        let names = (new.len() - new_bases) + (old.len() - old_bases);
+        let names = new.phase_len(3) + (old.len() - old_bases);
         let suspended = if self.bulk
             && !self.all_imports_in_run
             && names >= SUSPEND_MIN
@@ -511,14 +511,14 @@ impl Resolver {
         // Nothing in this loop reads call or value references, or their edges: they
         // can wait in the writer for a multi-row insert.
         let mut writer = tx.ref_writer();
-        for (r, is_new) in merge_by_id(&new[new_bases..], &old[old_bases..]) {
+        for (r, is_new) in merge_by_id(new.phase(3), &old[old_bases..]) {
             self.deps.clear();
             let (outcome, kind) = if r.kind == "reference" {
-                (self.resolve_reference(tx, r)?, "references")
+                (self.resolve_reference(tx, &r)?, "references")
             } else {
-                (self.resolve_call(tx, r)?, "calls")
+                (self.resolve_call(tx, &r)?, "calls")
             };
-            let deps = self.dep_set(tx, r)?;
+            let deps = self.dep_set(tx, &r)?;
             self.write(&mut writer, r, is_new, kind, outcome, deps)?;
         }
         writer.flush()?;
@@ -718,7 +718,7 @@ impl Resolver {
         deps: Option<i64>,
     ) -> Result<(), IndexError> {
         let mut writer = tx.ref_writer();
-        self.write(&mut writer, r, is_new, kind, o, deps)?;
+        self.write(&mut writer, Cow::Borrowed(r), is_new, kind, o, deps)?;
         Ok(writer.flush()?)
     }
 
@@ -728,34 +728,35 @@ impl Resolver {
     fn write<'w>(
         &self,
         writer: &mut RefWriter<'w, '_>,
-        r: &'w Ref,
+        r: Cow<'w, Ref>,
         is_new: bool,
         kind: &'static str,
         o: Outcome,
         deps: Option<i64>,
     ) -> Result<(), IndexError> {
+        let (id, src_id, file_id, line) = (r.id, r.src_id, r.file_id, r.line);
         if is_new {
             writer.insert_ref(r, o.status, o.candidates, deps)?;
         } else {
             writer
                 .tx()
-                .set_ref_outcome(r.id, o.status, o.candidates, deps)?;
+                .set_ref_outcome(id, o.status, o.candidates, deps)?;
         }
-        let family = self.family(r.file_id);
+        let family = self.family(file_id);
         for (dst, rule) in o.edges {
             let (confidence, provenance) = match rule {
                 Some(rule) => (rules::confidence(family, rule), rule.provenance()),
                 None => (1.0, "specifier"),
             };
             writer.insert_edge(
-                r.src_id,
+                src_id,
                 dst,
                 kind,
-                r.file_id,
-                Some(r.line),
+                file_id,
+                Some(line),
                 confidence,
                 provenance,
-                Some(r.id),
+                Some(id),
             )?;
         }
         Ok(())
@@ -897,31 +898,9 @@ fn dep_set_id(keys: &[i64]) -> i64 {
     h as i64
 }
 
-fn phase_of(r: &Ref) -> u8 {
-    match r.kind {
-        "import" => 0,
-        "export" => 1,
-        "inherit" | "implement" => 2,
-        _ => 3,
-    }
-}
-
 /// The order references are resolved in: by phase, then by id.
 fn resolution_order(r: &Ref) -> (u8, i64) {
     (phase_of(r), r.id)
-}
-
-/// The references of `new` and `old` (each sorted by [`resolution_order`]) merged in
-/// that order, each with `true` when it comes from `new`.
-fn merge_by_id<'a>(new: &'a [Ref], old: &'a [Ref]) -> impl Iterator<Item = (&'a Ref, bool)> {
-    let (mut new, mut old) = (new.iter().peekable(), old.iter().peekable());
-    std::iter::from_fn(move || match (new.peek(), old.peek()) {
-        (Some(a), Some(b)) if resolution_order(b) < resolution_order(a) => {
-            old.next().map(|r| (r, false))
-        }
-        (Some(_), _) => new.next().map(|r| (r, true)),
-        (None, _) => old.next().map(|r| (r, false)),
-    })
 }
 
 /// The local name of a Go import: its alias when it has one (`.` and `_` included, which

@@ -368,7 +368,7 @@ fn write_file(
     shard: &rusqlite::Connection,
     row: &ShardFile,
     generation: i64,
-    refs: &mut Vec<Ref>,
+    refs: &mut super::ref_queue::RefQueue,
 ) -> Result<(), IndexError> {
     let file = &row.file;
     let file_id = tx.write_file(

@@ -1,6 +1,7 @@
 //! Typed access to the index tables for the indexer: one write transaction per run
 //! ([`IndexTx`]) with the reads that resolution needs inside it.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
@@ -387,7 +388,7 @@ fn insert_sql(head: &str, columns: usize, rows: usize) -> String {
 
 /// A reference to insert, with its status, candidates and key set (see
 /// [`IndexTx::insert_ref`]).
-type RefRow<'r> = (&'r Ref, &'r str, usize, Option<i64>);
+type RefRow<'r> = (Cow<'r, Ref>, &'r str, usize, Option<i64>);
 
 /// An edge to insert, its id already taken.
 struct EdgeRow<'r> {
@@ -419,7 +420,7 @@ fn bind_row(
 fn bind_ref(
     stmt: &mut rusqlite::Statement<'_>,
     row: usize,
-    &(r, status, candidates, deps): &RefRow<'_>,
+    (r, status, candidates, deps): &RefRow<'_>,
 ) -> rusqlite::Result<()> {
     let values: [&dyn rusqlite::ToSql; 15] = [
         &r.id,
@@ -434,9 +435,9 @@ fn bind_ref(
         &r.receiver_type,
         &r.bindings,
         &r.flags,
-        &status,
-        &(candidates as i64),
-        &deps,
+        status,
+        &(*candidates as i64),
+        deps,
     ];
     bind_row(stmt, row, &values)
 }
@@ -484,10 +485,11 @@ impl<'w, 'c> RefWriter<'w, 'c> {
     }
 
     /// Adds a reference with its status, candidates and key set (see
-    /// [`IndexTx::insert_ref`]).
+    /// [`IndexTx::insert_ref`]). The writer keeps it (borrowed, or owned when the
+    /// caller has no lasting copy) until the batch is written.
     pub fn insert_ref(
         &mut self,
-        r: &'w Ref,
+        r: Cow<'w, Ref>,
         status: &'w str,
         candidates: usize,
         deps: Option<i64>,
@@ -1178,7 +1180,7 @@ impl<'c> IndexTx<'c> {
         deps: Option<i64>,
     ) -> Result<(), StoreError> {
         let mut writer = self.ref_writer();
-        writer.insert_ref(r, status, candidates, deps)?;
+        writer.insert_ref(Cow::Borrowed(r), status, candidates, deps)?;
         writer.flush()
     }
 
@@ -1909,7 +1911,7 @@ mod tests {
         for (r, dsts) in given {
             let (n, deps) = (dsts.len(), Some(r.id * 3));
             let done = if batched {
-                writer.insert_ref(r, "resolved", n, deps)
+                writer.insert_ref(Cow::Borrowed(r), "resolved", n, deps)
             } else {
                 tx.insert_ref(r, "resolved", n, deps)
             };
@@ -1966,7 +1968,9 @@ mod tests {
         let tx = IndexTx::begin(&mut conn).unwrap();
         let mut writer = tx.ref_writer();
         for (r, _) in &given {
-            writer.insert_ref(r, "unresolved", 0, None).unwrap();
+            writer
+                .insert_ref(Cow::Borrowed(r), "unresolved", 0, None)
+                .unwrap();
         }
         assert_eq!(tx.count_refs().unwrap(), 0);
         writer.flush().unwrap();

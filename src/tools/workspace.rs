@@ -437,11 +437,7 @@ impl Workspace {
     /// shared read-only by concurrent calls (a call that finds an older snapshot waits
     /// for the reload; the others keep their `Arc`).
     pub fn symbol_graph(&self) -> Result<Arc<SymbolGraph>, ToolError> {
-        self.snapshot(
-            &self.symbol_graph,
-            |g| g.generation,
-            |conn| Ok(SymbolGraph::load(conn)?),
-        )
+        self.snapshot(&self.symbol_graph, |g| g.generation, SymbolGraph::load)
     }
 
     /// The symbol graph and the unresolved call sites of one generation, for impact
