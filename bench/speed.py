@@ -22,6 +22,11 @@ one file, one file baseline), and the ratios current/baseline are printed.
 How to run (after `cargo build --release`):
 
     python3 bench/speed.py [--corpus DIR] [--runs 3] [--baseline OTHER_BIN]
+        [--no-ignore] [--probe RELATIVE_PATH]
+
+--no-ignore is passed to every index command (a tree whose ignore files hide everything,
+such as the Linux kernel's release tarball, whose .gitignore starts with `/*`). --probe
+names the file the one-file step edits (e.g. mm/mmap.c), instead of the median one.
 
 Without --corpus, the Python standard library (sysconfig "stdlib", without site-packages,
 __pycache__ and *.pyc) is copied into a temporary directory and removed afterwards. The
@@ -71,6 +76,8 @@ def measure(cmd: list[str], workdir: str, discard_stdout: bool = False) -> tuple
 
 # Probe candidates in order of preference, with their line-comment prefix.
 PROBE_EXTENSIONS = {".py": "#", ".rs": "//", ".ts": "//", ".js": "//"}
+# Comment starts of the files --probe may name, beyond the default probe's.
+COMMENTS = {**PROBE_EXTENSIONS, ".c": "//", ".h": "//", ".go": "//", ".java": "//", ".cpp": "//"}
 
 
 def corpus_stats(corpus: str) -> tuple[int, int, list[tuple[int, str]]]:
@@ -124,6 +131,8 @@ def main() -> int:
     ap.add_argument("--corpus", help="directory to index (default: a temporary copy of the Python stdlib)")
     ap.add_argument("--runs", type=int, default=3, help="runs of each step; the median is reported (default 3)")
     ap.add_argument("--baseline", help="another constellation binary to compare with, alternating run by run")
+    ap.add_argument("--no-ignore", action="store_true", help="pass --no-ignore to every index command")
+    ap.add_argument("--probe", help="the file the one-file step edits, relative to the corpus")
     args = ap.parse_args()
     if args.baseline and not (os.path.isfile(args.baseline) and os.access(args.baseline, os.X_OK)):
         die(f"--baseline {args.baseline} is not an executable file")
@@ -146,10 +155,15 @@ def main() -> int:
         else:
             corpus = copy_stdlib(work)
         files, size, py = corpus_stats(corpus)
+        if args.probe:
+            probe = os.path.join(corpus, args.probe)
+            if not os.path.isfile(probe) or os.path.splitext(probe)[1] not in COMMENTS:
+                die(f"--probe {args.probe}: not a file of {corpus} with one of {sorted(COMMENTS)}")
+            py = [(os.path.getsize(probe), probe)]
         if not py:
             die(f"no .py, .rs, .ts or .js file under {corpus} for the one-file-change step")
         probe_size, probe = py[len(py) // 2]
-        comment = PROBE_EXTENSIONS[os.path.splitext(probe)[1]]
+        comment = COMMENTS[os.path.splitext(probe)[1]]
         db = os.path.join(work, "db", "index.db")
         os.makedirs(os.path.dirname(db))
 
@@ -157,6 +171,8 @@ def main() -> int:
         os.makedirs(os.path.dirname(base_db))
         steps = {"ctags": [ctags, "-R", "-f", "-", corpus]}
         for step, extra in (("full", ["--full"]), ("no change", []), ("one file", [])):
+            if args.no_ignore:
+                extra = [*extra, "--no-ignore"]
             steps[step] = [exe, "index", corpus, "--db", db, *extra, "--json"]
             if args.baseline:
                 steps[f"{step} (baseline)"] = [args.baseline, "index", corpus, "--db", base_db, *extra, "--json"]
