@@ -14,6 +14,11 @@ What it measures, side by side in one run, each step --runs times (median report
                 re-index incrementally; checks that `filesParsed` is 1. The file is put
                 back as it was (content and mtime) at the end.
 
+Each run also measures the parse floor, when target/release/examples/parse_floor is
+built (`cargo build --release --examples`; `cargo test --release` builds it too):
+tree-sitter alone parsing the files an index run parses, already in memory, on as many
+threads. It is printed under the table with full/floor and ctags/floor.
+
 With --baseline BIN (another build of constellation, e.g. from a worktree of an older
 commit), steps 2-4 also run with that binary into its own database, alternating with
 the current one inside every run (full, full baseline, no change, no change baseline,
@@ -170,6 +175,15 @@ def main() -> int:
         base_db = os.path.join(work, "db-baseline", "index.db")
         os.makedirs(os.path.dirname(base_db))
         steps = {"ctags": [ctags, "-R", "-f", "-", corpus]}
+        # The parse floor: tree-sitter alone over the files an index run parses, in
+        # memory, on as many threads (examples/parse_floor.rs; `cargo test --release`
+        # and `cargo build --release --examples` build it beside the binary).
+        floor_bin = os.path.join(os.path.dirname(exe), "examples", "parse_floor")
+        if os.path.isfile(floor_bin) and os.access(floor_bin, os.X_OK):
+            steps["parse floor"] = [floor_bin, corpus, *(["--no-ignore"] if args.no_ignore else [])]
+        else:
+            print(f"no {floor_bin}: the parse floor is not measured (cargo build --release --examples)")
+        floors: list[dict] = []
         for step, extra in (("full", ["--full"]), ("no change", []), ("one file", [])):
             if args.no_ignore:
                 extra = [*extra, "--no-ignore"]
@@ -201,6 +215,9 @@ def main() -> int:
                     if code != 0:
                         failures.append(f"run {run} {step}: exit {code}: {stderr.strip()[-500:]}")
                         continue
+                    if step == "parse floor":
+                        floors.append(index_json(stdout))
+                        continue
                     walls[step].append(wall)
                     rss[step].append(maxrss)
                     if step != "ctags":
@@ -228,6 +245,8 @@ def main() -> int:
         print()
         print(f"{'step':<21} {'median s':>9} {'min s':>8} {'max s':>8} {'peak RSS MiB':>13}  command")
         for step, cmd in steps.items():
+            if step == "parse floor":
+                continue
             w = walls[step]
             shown = " ".join(cmd).replace(corpus, "CORPUS").replace(db, "DB") + (" > /dev/null" if step == "ctags" else "")
             if w:
@@ -245,6 +264,15 @@ def main() -> int:
             if med(a) is not None and med(b):
                 ratios.append(f"{label} = {med(a) / med(b):.2f}")
         print("ratios:   " + "; ".join(ratios))
+        parses = [f["parseSeconds"] for f in floors if "parseSeconds" in f]
+        if parses:
+            floor = statistics.median(parses)
+            first = floors[0]
+            print(f"floor:    tree-sitter alone: {floor:.3f} s median ({min(parses):.3f}-{max(parses):.3f}) "
+                  f"for {first.get('files')} files, {first.get('bytes', 0) / 2**20:.1f} MiB in memory, on "
+                  f"{first.get('threads')} threads ({first.get('megabytesPerSecond')} MB/s); "
+                  + "; ".join(f"{label} = {med(step) / floor:.2f}" for label, step in
+                              (("full / floor", "full"), ("ctags / floor", "ctags")) if med(step)))
 
         checks = [(f"{step}: filesParsed == {0 if step.startswith('no change') else 1}", step,
                    0 if step.startswith("no change") else 1) for step in parsed]
