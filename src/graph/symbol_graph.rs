@@ -119,8 +119,9 @@ impl SymbolEdge {
 /// live in the [`SymbolGraph::trusted`] view of that threshold and are computed on
 /// first use, once: concurrent first calls wait for the one computing (`OnceLock`).
 /// Memory per snapshot: at most [`TRUSTED_VIEWS`] views, each sharing the nodes and
-/// lookups of the snapshot and holding the edges that pass, plus O(V) per cached result and at most `MEMO_CAPACITY` (32)
-/// derived results of the tools ([`SymbolGraph::memo`]).
+/// lookups of the snapshot and holding the edges that pass, plus O(V) per cached
+/// result and at most `MEMO_CAPACITY` (32) derived results of the tools
+/// ([`SymbolGraph::memo`]).
 #[derive(Debug)]
 pub struct SymbolGraph {
     /// Node weights are shared with the [`SymbolGraph::trusted`] views of this
@@ -214,12 +215,12 @@ impl NodeIds {
         match ids {
             Some((first, last))
                 if last >= first
-                    && ((last - first) as u128) < 4 * nodes as u128 + 1024
+                    && u128::from(last.abs_diff(first)) < 4 * nodes as u128 + 1024
                     && nodes < u32::MAX as usize =>
             {
                 NodeIds::Table {
                     first,
-                    slots: vec![u32::MAX; (last - first + 1) as usize],
+                    slots: vec![u32::MAX; last.abs_diff(first) as usize + 1],
                 }
             }
             _ => NodeIds::Map(HashMap::with_capacity(nodes)),
@@ -608,6 +609,11 @@ mod tests {
             narrow.insert(id, ix(i));
         }
         assert!(matches!(narrow, NodeIds::Map(_)));
+        // Ids as far apart as i64 allows: a map, without overflow.
+        let mut wide = NodeIds::new(2, Some((i64::MIN, i64::MAX)));
+        assert!(matches!(wide, NodeIds::Map(_)));
+        wide.insert(i64::MIN, ix(0));
+        assert_eq!(wide.get(i64::MIN), Some(ix(0)));
         for n in [&table, &map, &narrow] {
             assert_eq!(n.get(7), Some(ix(0)));
             assert_eq!(n.get(9), Some(ix(1)));
