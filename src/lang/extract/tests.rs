@@ -1475,37 +1475,67 @@ broken(1 2
 def after_error(x): return other(x)
 "#;
 
-/// The walkers (`extract/walkers/`) yield the facts their queries yield: C on
-/// `C_EDGES` and the C fixtures, Python on `PY_EDGES` and the Python fixtures.
+/// Rust source that reaches the edges of each pattern of `queries/rust.scm`: items of
+/// every kind, inline and file modules, impls with and without a trait, uses,
+/// parameters, `let` with a type, a value or neither, closures, every binding pattern,
+/// struct fields, and a syntax error.
+const RS_EDGES: &str = r#"
+use std::collections::{HashMap, HashSet as Set};
+use crate::a::b;
+mod file_module;
+mod inline { pub fn inner() {} }
+pub struct Point { x: i32, pub y: Vec<u8> }
+union Bits { i: u32, f: f32 }
+enum Shape { Circle(f64), Square { side: f64 } }
+trait Draw { fn draw(&self); fn size(&self) -> usize { 0 } }
+impl Draw for Point { fn draw(&self) { render(self.x); } }
+impl<T> Wrapper<T> { fn new(value: T) -> Self { Wrapper { value } } }
+fn main(a: i32, (b, c): (u8, u8), mut d: String) {
+    let e: u32 = 1;
+    let f = compute(a);
+    let g;
+    let (h, ref i, mut j) = tuple();
+    let Some(k) = maybe() else { return };
+    let Point { x, y: ref yy } = point;
+    let closure = |m, n: u8, (o, p)| m + n;
+    for q in items.iter() { use_it(q); }
+    match shape { Shape::Circle(r) => area(r), s @ Shape::Square { .. } => 0.0 };
+    Wrapper::<u8>::new(1).method();
+}
+fn with_error() { broken(1 2; }
+fn after_error() { other(); }
+"#;
+
+/// The walkers (`extract/walkers/`) yield the facts their queries yield: C, Python
+/// and Rust on their edge sources and on every fixture file of the language.
 #[test]
 fn walkers_match_the_queries() {
     let mut sources: Vec<(String, String)> = vec![
         ("edges.c".into(), C_EDGES.into()),
         ("edges.py".into(), PY_EDGES.into()),
+        ("edges.rs".into(), RS_EDGES.into()),
     ];
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    for file in files_ending(&fixtures, &["c", "h", "py"]) {
+    for file in files_ending(&fixtures, &["c", "h", "py", "rs"]) {
         let source = std::fs::read_to_string(&file).unwrap();
         sources.push((file.to_string_lossy().into_owned(), source));
     }
-    let (mut c, mut python) = (0, 0);
+    let mut compared = std::collections::BTreeMap::new();
     for (path, source) in &sources {
         let lang = match Language::detect(path, source.as_bytes()) {
-            Some(lang @ (Language::C | Language::Python)) => lang,
+            Some(lang @ (Language::C | Language::Python | Language::Rust)) => lang,
             _ => continue,
         };
         let walked = facts(lang, source);
         let queried = super::extract_with_query(lang, source.as_bytes()).unwrap();
         assert_eq!(walked, queried, "{path}");
-        if lang == Language::C {
-            c += 1;
-        } else {
-            python += 1;
-        }
+        *compared.entry(lang.name()).or_insert(0) += 1;
     }
     assert!(
-        c >= 5 && python >= 20,
-        "only {c} C and {python} Python sources compared"
+        compared.get("c") >= Some(&5)
+            && compared.get("python") >= Some(&20)
+            && compared.get("rust") >= Some(&5),
+        "compared {compared:?}"
     );
     // The edge sources exercise every role their queries capture. Of the names of
     // one typedef, the symbol takes the first (`point`, not `point_alias`).
@@ -1554,24 +1584,50 @@ fn walkers_match_the_queries() {
     assert_eq!(edges.inherits.len(), 3);
     assert!(edges.calls.iter().any(|c| c.name == "check"));
     assert!(edges.references.iter().any(|r| r.name == "sort_key"));
+    let edges = facts(Language::Rust, RS_EDGES);
+    let names: Vec<&str> = edges
+        .symbols
+        .iter()
+        .map(|s| s.qualified_name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "inline",
+            "inline::inner",
+            "Point",
+            "Bits",
+            "Shape",
+            "Draw",
+            "Draw::draw",
+            "Draw::size",
+            "Point::draw",
+            "Wrapper::new",
+            "main",
+            "after_error"
+        ]
+    );
+    assert_eq!(edges.inherits.len(), 1);
+    assert_eq!(specifiers(&edges).len(), 4);
 }
 
-/// Compares each walker with its query on every C and Python file under the
+/// Compares each walker with its query on every C, Python and Rust file under the
 /// directory named by `CONSTELLATION_WALK_CORPUS` (a Linux kernel tree, the Python
-/// standard library); prints the count compared per language.
+/// standard library, the cargo registry's sources); prints the count compared per
+/// language.
 /// `CONSTELLATION_WALK_CORPUS=DIR cargo test --release --lib walkers_match_the_queries_on_a_corpus -- --ignored --nocapture`.
 #[test]
 #[ignore = "needs a corpus: CONSTELLATION_WALK_CORPUS"]
 fn walkers_match_the_queries_on_a_corpus() {
     let root = std::env::var("CONSTELLATION_WALK_CORPUS").expect("CONSTELLATION_WALK_CORPUS");
     let (mut compared, mut differ) = (std::collections::BTreeMap::new(), Vec::new());
-    for file in files_ending(std::path::Path::new(&root), &["c", "h", "py"]) {
+    for file in files_ending(std::path::Path::new(&root), &["c", "h", "py", "rs"]) {
         let path = file.to_string_lossy().into_owned();
         let Ok(bytes) = std::fs::read(&file) else {
             continue;
         };
         let lang = match Language::detect(&path, &bytes) {
-            Some(lang @ (Language::C | Language::Python)) => lang,
+            Some(lang @ (Language::C | Language::Python | Language::Rust)) => lang,
             _ => continue,
         };
         let walked = extract(lang, &bytes).ok();

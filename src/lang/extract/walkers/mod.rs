@@ -1,5 +1,5 @@
 //! The matches of a language's query, found by one walk of the tree instead of
-//! tree-sitter's query cursor (C: `c.rs`, Python: `python.rs`).
+//! tree-sitter's query cursor (C: `c.rs`, Python: `python.rs`, Rust: `rust.rs`).
 //!
 //! A query cursor visits every node of the tree and, at each one, works out its field
 //! and supertypes (`ts_tree_cursor_current_status`) and tries the query's patterns. On
@@ -15,7 +15,8 @@
 //! order). Tests compare a walker with its query on fixtures and on sources written
 //! to reach each pattern's edges, and an ignored test on any tree
 //! (`tests::walkers_match_the_queries_on_a_corpus`): the Linux kernel's 55,349 C files
-//! and the Python standard library give the same facts both ways.
+//! the Python standard library and the cargo registry's Rust give the same facts both
+//! ways.
 //!
 //! Pattern semantics reproduced, as tree-sitter matches them:
 //! - a child pattern with a field matches any child carrying that field (not only the
@@ -33,12 +34,14 @@ use crate::lang::Language;
 
 mod c;
 mod python;
+mod rust;
 
 /// The walker of one language, with the grammar ids it compares against.
 #[derive(Debug)]
 pub(super) enum Walker {
     C(c::Shapes),
     Python(python::Shapes),
+    Rust(rust::Shapes),
 }
 
 impl Walker {
@@ -49,6 +52,7 @@ impl Walker {
         match lang {
             Language::C => c::Shapes::new(grammar).map(Walker::C),
             Language::Python => python::Shapes::new(grammar).map(Walker::Python),
+            Language::Rust => rust::Shapes::new(grammar).map(Walker::Rust),
             _ => None,
         }
     }
@@ -62,6 +66,7 @@ impl Walker {
             Walker::Python(shapes) => {
                 preorder(root, |node| shapes.at(node, &mut scratch, &mut emit))
             }
+            Walker::Rust(shapes) => preorder(root, |node| shapes.at(node, &mut scratch, &mut emit)),
         }
     }
 }

@@ -154,6 +154,25 @@ impl Shapes {
             local_name: Some(name),
             ..Parts::default()
         };
+        // The patterns that read no children.
+        match start {
+            Start::Holder => return holder(emit),
+            // (yield) @returns.yield
+            Start::Yield => {
+                return emit(Parts {
+                    yield_expression: Some(node),
+                    ..Parts::default()
+                })
+            }
+            // (import_statement) @import.import, and from / __future__ imports.
+            Start::Import => {
+                return emit(Parts {
+                    import: Some((ImportKind::Import, node)),
+                    ..Parts::default()
+                })
+            }
+            _ => {}
+        }
         let kids = scratch.kids(node);
         match start {
             // (function_definition name: (identifier) @name) @definition.function
@@ -191,11 +210,6 @@ impl Shapes {
                 }
             }
             Start::Assignment => self.assignment(node, &kids, scratch, emit),
-            // (import_statement) @import.import, and from / __future__ imports.
-            Start::Import => emit(Parts {
-                import: Some((ImportKind::Import, node)),
-                ..Parts::default()
-            }),
             // (if_statement condition: [(identifier) (attribute)] @type_checking.condition
             //   consequence: (block) @type_checking.block)
             Start::If => {
@@ -225,12 +239,7 @@ impl Shapes {
                     }
                 }
             }
-            Start::Holder => holder(emit),
-            // (yield) @returns.yield
-            Start::Yield => emit(Parts {
-                yield_expression: Some(node),
-                ..Parts::default()
-            }),
+            Start::Holder | Start::Yield | Start::Import => {}
             // (parameters (identifier) @local.name), lambda_parameters,
             // list_splat_pattern, dictionary_splat_pattern, and
             // (as_pattern_target [(tuple (identifier) @local.name)
