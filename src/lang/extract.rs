@@ -1,8 +1,8 @@
 //! Query-driven extraction: one tree-sitter parse and one pass of the language's query
-//! (`src/lang/queries/*.scm`) turn a file's bytes into [`FileFacts`]. For C and Python,
-//! the pass is a walker (`extract/walkers/`): one walk of the tree that finds exactly
-//! the query's matches, at about half the cost of tree-sitter's query cursor (which
-//! tests run beside it to compare).
+//! (`src/lang/queries/*.scm`) turn a file's bytes into [`FileFacts`]. For C, Python,
+//! Rust and Java, the pass is a walker (`extract/walkers/`): one walk of the tree that
+//! finds exactly the query's matches, at about half the cost of tree-sitter's query
+//! cursor (which tests run beside it to compare).
 //!
 //! The queries only *find* nodes; the capture names are the protocol between the `.scm`
 //! files and this module:
@@ -240,8 +240,8 @@ struct Compiled {
     grammar: tree_sitter::Language,
     query: Query,
     roles: Vec<Role>,
-    /// C and Python: the walk that finds the query's matches instead of the query
-    /// cursor (`extract/walkers/`).
+    /// C, Python, Rust, Java: the walk that finds the query's matches instead of the
+    /// query cursor (`extract/walkers/`).
     walker: Option<walkers::Walker>,
 }
 
@@ -373,8 +373,8 @@ pub(super) fn extract(lang: Language, source: &[u8]) -> Result<FileFacts, LangEr
         .unwrap_or_else(|_| Workspace::default().run(lang, source, Finder::Fastest))
 }
 
-/// [`extract`] with the query cursor for every language, C and Python included: the
-/// reference the walkers are tested against.
+/// [`extract`] with the query cursor for every language, those with a walker included:
+/// the reference the walkers are tested against.
 #[cfg(test)]
 fn extract_with_query(lang: Language, source: &[u8]) -> Result<FileFacts, LangError> {
     Workspace::default().run(lang, source, Finder::Query)

@@ -1506,24 +1506,57 @@ fn with_error() { broken(1 2; }
 fn after_error() { other(); }
 "#;
 
-/// The walkers (`extract/walkers/`) yield the facts their queries yield: C, Python
-/// and Rust on their edge sources and on every fixture file of the language.
+/// Java source that reaches the edges of each pattern of `queries/java.scm`: every
+/// declaration kind, bases of classes and interfaces, parameters (final, varargs with
+/// modifiers), locals with and without values, several declarators, fields, loops,
+/// catches, lambdas with one or inferred parameters, calls and constructions.
+const JAVA_EDGES: &str = r#"
+package p;
+import java.util.List;
+import static java.lang.Math.max;
+@interface Marker { String value() default ""; }
+record Pair(int a, int b) { Pair { check(a); } }
+interface Shape extends Comparable<Shape>, java.io.Serializable { double area(); }
+enum Colour { RED, GREEN; Colour() {} }
+public class Box<T> extends Base<T> implements Shape, Runnable {
+    private final List<T> items = new ArrayList<>(), others;
+    int count;
+    public Box(final int size, String... names) { super(size); }
+    static void each(final @Marker String... names) {}
+    public double area() {
+        int a = 1, b, c = compute(a);
+        var list = List.of(1, 2);
+        for (String s : names()) { use(s); }
+        try { run(); } catch (IllegalStateException | RuntimeException e) { log(e); }
+        Runnable r = () -> work();
+        java.util.function.Function<Integer, Integer> f = x -> x + 1;
+        java.util.function.BiFunction<Integer, Integer, Integer> g = (x, y) -> x + y;
+        return new Box<>(1).count;
+    }
+    public void run() { broken(1 2; }
+    void after() { other(); }
+}
+"#;
+
+/// The walkers (`extract/walkers/`) yield the facts their queries yield: C, Python,
+/// Rust and Java on their edge sources and on every fixture file of the language.
 #[test]
 fn walkers_match_the_queries() {
     let mut sources: Vec<(String, String)> = vec![
         ("edges.c".into(), C_EDGES.into()),
         ("edges.py".into(), PY_EDGES.into()),
         ("edges.rs".into(), RS_EDGES.into()),
+        ("Edges.java".into(), JAVA_EDGES.into()),
     ];
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    for file in files_ending(&fixtures, &["c", "h", "py", "rs"]) {
+    for file in files_ending(&fixtures, &["c", "h", "py", "rs", "java"]) {
         let source = std::fs::read_to_string(&file).unwrap();
         sources.push((file.to_string_lossy().into_owned(), source));
     }
     let mut compared = std::collections::BTreeMap::new();
     for (path, source) in &sources {
         let lang = match Language::detect(path, source.as_bytes()) {
-            Some(lang @ (Language::C | Language::Python | Language::Rust)) => lang,
+            Some(lang @ (Language::C | Language::Python | Language::Rust | Language::Java)) => lang,
             _ => continue,
         };
         let walked = facts(lang, source);
@@ -1534,7 +1567,8 @@ fn walkers_match_the_queries() {
     assert!(
         compared.get("c") >= Some(&5)
             && compared.get("python") >= Some(&20)
-            && compared.get("rust") >= Some(&5),
+            && compared.get("rust") >= Some(&5)
+            && compared.get("java") >= Some(&5),
         "compared {compared:?}"
     );
     // The edge sources exercise every role their queries capture. Of the names of
@@ -1609,25 +1643,52 @@ fn walkers_match_the_queries() {
     );
     assert_eq!(edges.inherits.len(), 1);
     assert_eq!(specifiers(&edges).len(), 4);
+    let edges = facts(Language::Java, JAVA_EDGES);
+    let names: Vec<&str> = edges
+        .symbols
+        .iter()
+        .map(|s| s.qualified_name.as_str())
+        .collect();
+    // `after` is lost to the syntax error before it, both ways.
+    assert_eq!(
+        names,
+        [
+            "Marker",
+            "Marker::value",
+            "Pair",
+            "Pair::Pair",
+            "Shape",
+            "Shape::area",
+            "Colour",
+            "Colour::Colour",
+            "Box",
+            "Box::Box",
+            "Box::each",
+            "Box::area",
+            "Box::run"
+        ]
+    );
+    assert_eq!(edges.inherits.len(), 5);
+    assert_eq!(specifiers(&edges).len(), 2);
 }
 
-/// Compares each walker with its query on every C, Python and Rust file under the
+/// Compares each walker with its query on every C, Python, Rust and Java file under the
 /// directory named by `CONSTELLATION_WALK_CORPUS` (a Linux kernel tree, the Python
-/// standard library, the cargo registry's sources); prints the count compared per
-/// language.
+/// standard library, the cargo registry's sources, the JDK's `src.zip` unpacked);
+/// prints the count compared per language.
 /// `CONSTELLATION_WALK_CORPUS=DIR cargo test --release --lib walkers_match_the_queries_on_a_corpus -- --ignored --nocapture`.
 #[test]
 #[ignore = "needs a corpus: CONSTELLATION_WALK_CORPUS"]
 fn walkers_match_the_queries_on_a_corpus() {
     let root = std::env::var("CONSTELLATION_WALK_CORPUS").expect("CONSTELLATION_WALK_CORPUS");
     let (mut compared, mut differ) = (std::collections::BTreeMap::new(), Vec::new());
-    for file in files_ending(std::path::Path::new(&root), &["c", "h", "py", "rs"]) {
+    for file in files_ending(std::path::Path::new(&root), &["c", "h", "py", "rs", "java"]) {
         let path = file.to_string_lossy().into_owned();
         let Ok(bytes) = std::fs::read(&file) else {
             continue;
         };
         let lang = match Language::detect(&path, &bytes) {
-            Some(lang @ (Language::C | Language::Python | Language::Rust)) => lang,
+            Some(lang @ (Language::C | Language::Python | Language::Rust | Language::Java)) => lang,
             _ => continue,
         };
         let walked = extract(lang, &bytes).ok();

@@ -1,5 +1,6 @@
 //! The matches of a language's query, found by one walk of the tree instead of
-//! tree-sitter's query cursor (C: `c.rs`, Python: `python.rs`, Rust: `rust.rs`).
+//! tree-sitter's query cursor (C: `c.rs`, Python: `python.rs`, Rust: `rust.rs`, Java:
+//! `java.rs`).
 //!
 //! A query cursor visits every node of the tree and, at each one, works out its field
 //! and supertypes (`ts_tree_cursor_current_status`) and tries the query's patterns. On
@@ -15,8 +16,8 @@
 //! order). Tests compare a walker with its query on fixtures and on sources written
 //! to reach each pattern's edges, and an ignored test on any tree
 //! (`tests::walkers_match_the_queries_on_a_corpus`): the Linux kernel's 55,349 C files
-//! the Python standard library and the cargo registry's Rust give the same facts both
-//! ways.
+//! the Python standard library, the cargo registry's Rust and the JDK's Java give the
+//! same facts both ways.
 //!
 //! Pattern semantics reproduced, as tree-sitter matches them:
 //! - a child pattern with a field matches any child carrying that field (not only the
@@ -33,6 +34,7 @@ use super::Parts;
 use crate::lang::Language;
 
 mod c;
+mod java;
 mod python;
 mod rust;
 
@@ -42,6 +44,7 @@ pub(super) enum Walker {
     C(c::Shapes),
     Python(python::Shapes),
     Rust(rust::Shapes),
+    Java(java::Shapes),
 }
 
 impl Walker {
@@ -53,6 +56,7 @@ impl Walker {
             Language::C => c::Shapes::new(grammar).map(Walker::C),
             Language::Python => python::Shapes::new(grammar).map(Walker::Python),
             Language::Rust => rust::Shapes::new(grammar).map(Walker::Rust),
+            Language::Java => java::Shapes::new(grammar).map(Walker::Java),
             _ => None,
         }
     }
@@ -67,6 +71,7 @@ impl Walker {
                 preorder(root, |node| shapes.at(node, &mut scratch, &mut emit))
             }
             Walker::Rust(shapes) => preorder(root, |node| shapes.at(node, &mut scratch, &mut emit)),
+            Walker::Java(shapes) => preorder(root, |node| shapes.at(node, &mut scratch, &mut emit)),
         }
     }
 }
