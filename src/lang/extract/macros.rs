@@ -169,7 +169,9 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
         let previous = index.checked_sub(1).map(|i| &tokens[i]);
         let next = tokens.get(index + 1);
         // Rule 4: an annotation, with its arguments, unless it is a member's name.
-        if ANNOTATION_FIRST_BYTES[usize::from(word[0])]
+        if word
+            .first()
+            .is_some_and(|b| ANNOTATION_FIRST_BYTES[usize::from(*b)])
             && ANNOTATIONS.binary_search(&word).is_ok()
             && !after_member_access(source, previous)
         {

@@ -179,3 +179,28 @@ impl Ids<'_> {
 fn start_of<S: Copy>(table: &[Option<S>], node: Node) -> Option<S> {
     table.get(usize::from(node.kind_id())).copied().flatten()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each walker finds every kind and field it compares against in the grammar this
+    /// build links: a grammar upgrade that renames one would otherwise fall back to the
+    /// query cursor without a word (the same facts, at the old cost).
+    #[test]
+    fn every_walker_reads_the_grammar_it_is_built_with() {
+        let grammars: [(Language, Grammar); 4] = [
+            (Language::C, tree_sitter_c::LANGUAGE.into()),
+            (Language::Python, tree_sitter_python::LANGUAGE.into()),
+            (Language::Rust, tree_sitter_rust::LANGUAGE.into()),
+            (Language::Java, tree_sitter_java::LANGUAGE.into()),
+        ];
+        for (lang, grammar) in &grammars {
+            assert!(Walker::new(*lang, grammar).is_some(), "{lang:?}");
+        }
+        let go: Grammar = tree_sitter_go::LANGUAGE.into();
+        assert!(Walker::new(Language::Go, &go).is_none());
+        // A grammar that lacks the kinds (Go's, for C) gives no walker.
+        assert!(Walker::new(Language::C, &go).is_none());
+    }
+}
