@@ -22,7 +22,9 @@ threads. It is printed under the table with full/floor and ctags/floor.
 With --baseline BIN (another build of constellation, e.g. from a worktree of an older
 commit), steps 2-4 also run with that binary into its own database, alternating with
 the current one inside every run (full, full baseline, no change, no change baseline,
-one file, one file baseline), and the ratios current/baseline are printed.
+one file, one file baseline; even runs put the baseline first in each pair, since a
+step right after the other build's full index shares the disk with its write-back),
+and the ratios current/baseline are printed. Use an even number of runs.
 
 How to run (after `cargo build --release`):
 
@@ -196,6 +198,21 @@ def main() -> int:
         seen = None
         failures = []
 
+        def run_order(run: int) -> list[str]:
+            # Even runs put the baseline first in each pair: a step that follows the
+            # other build's full index shares the disk with its write-back, so a fixed
+            # order would always charge that to the same build.
+            names = list(steps)
+            if not args.baseline or run % 2 == 1:
+                return names
+            out = []
+            for name in names:
+                if name.endswith(" (baseline)"):
+                    continue
+                other = f"{name} (baseline)"
+                out.extend([other, name] if other in steps else [name])
+            return out
+
         original = open(probe, "rb").read()
         st = os.stat(probe)
         try:
@@ -203,7 +220,8 @@ def main() -> int:
                 for f in (db, db + "-wal", db + "-shm", base_db, base_db + "-wal", base_db + "-shm"):
                     if os.path.exists(f):
                         os.remove(f)
-                for step, cmd in steps.items():
+                for step in run_order(run):
+                    cmd = steps[step]
                     if step.startswith("one file"):
                         with open(probe, "ab") as f:
                             f.write((b"" if original.endswith(b"\n") else b"\n") + f"{comment} speed.py probe, run {run}\n".encode())
