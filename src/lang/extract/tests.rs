@@ -1538,6 +1538,14 @@ public class Box<T> extends Base<T> implements Shape, Runnable {
 }
 "#;
 
+fn qualified_names(facts: &FileFacts) -> Vec<&str> {
+    facts
+        .symbols
+        .iter()
+        .map(|s| s.qualified_name.as_str())
+        .collect()
+}
+
 /// The walkers (`extract/walkers/`) yield the facts their queries yield: C, Python,
 /// Rust and Java on their edge sources and on every fixture file of the language.
 #[test]
@@ -1597,13 +1605,8 @@ fn walkers_match_the_queries() {
     assert_eq!(specifiers(&edges).len(), 2);
     assert!(edges.calls.iter().any(|c| c.name == "compute"));
     let edges = facts(Language::Python, PY_EDGES);
-    let names: Vec<&str> = edges
-        .symbols
-        .iter()
-        .map(|s| s.qualified_name.as_str())
-        .collect();
     assert_eq!(
-        names,
+        qualified_names(&edges),
         [
             "Base",
             "Base::method",
@@ -1619,13 +1622,8 @@ fn walkers_match_the_queries() {
     assert!(edges.calls.iter().any(|c| c.name == "check"));
     assert!(edges.references.iter().any(|r| r.name == "sort_key"));
     let edges = facts(Language::Rust, RS_EDGES);
-    let names: Vec<&str> = edges
-        .symbols
-        .iter()
-        .map(|s| s.qualified_name.as_str())
-        .collect();
     assert_eq!(
-        names,
+        qualified_names(&edges),
         [
             "inline",
             "inline::inner",
@@ -1644,14 +1642,9 @@ fn walkers_match_the_queries() {
     assert_eq!(edges.inherits.len(), 1);
     assert_eq!(specifiers(&edges).len(), 4);
     let edges = facts(Language::Java, JAVA_EDGES);
-    let names: Vec<&str> = edges
-        .symbols
-        .iter()
-        .map(|s| s.qualified_name.as_str())
-        .collect();
     // `after` is lost to the syntax error before it, both ways.
     assert_eq!(
-        names,
+        qualified_names(&edges),
         [
             "Marker",
             "Marker::value",

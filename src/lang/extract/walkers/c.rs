@@ -3,12 +3,12 @@
 
 use tree_sitter::{Language as Grammar, Node};
 
-use super::{start_of, with_field, Ids, Scratch};
+use super::{with_field, Ids, Patterns, Scratch};
 use crate::lang::extract::{ImportKind, Parts, SymbolKind};
 
 /// The node kinds where a pattern of the C query starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Start {
+pub(super) enum Start {
     FunctionDefinition,
     /// `struct_specifier`, `union_specifier` (symbol kind struct).
     Record,
@@ -84,16 +84,119 @@ impl Shapes {
         })
     }
 
-    /// Emits the matches of the patterns that start at `node`.
-    pub(super) fn at<'t>(
+    /// Calls `found` with the names a declaration's declarator binds under the query's
+    /// four shapes (or, with `init` off, a parameter's two: `(identifier)` and
+    /// `(pointer_declarator declarator: (identifier))`), in tree order.
+    fn declared_names<'t>(
         &self,
+        declarator: Node<'t>,
+        init: bool,
+        scratch: &mut Scratch<'t>,
+        found: &mut impl FnMut(Node<'t>),
+    ) {
+        let kind = declarator.kind_id();
+        if kind == self.identifier {
+            found(declarator);
+        } else if kind == self.pointer_declarator {
+            let inner = scratch.kids(declarator);
+            with_field(&inner, self.f_declarator)
+                .filter(|n| n.kind_id() == self.identifier)
+                .for_each(&mut *found);
+            scratch.give(inner);
+        } else if init && kind == self.init_declarator {
+            let inner = scratch.kids(declarator);
+            for target in with_field(&inner, self.f_declarator) {
+                if target.kind_id() == self.identifier {
+                    found(target);
+                } else if target.kind_id() == self.pointer_declarator {
+                    let deeper = scratch.kids(target);
+                    with_field(&deeper, self.f_declarator)
+                        .filter(|n| n.kind_id() == self.identifier)
+                        .for_each(&mut *found);
+                    scratch.give(deeper);
+                }
+            }
+            scratch.give(inner);
+        }
+    }
+
+    /// The parameters pattern, from one `declarator:` child of a function definition:
+    /// `[(function_declarator parameters: (parameter_list (parameter_declaration
+    /// type: (_) @local.type declarator: [(identifier) (pointer_declarator declarator:
+    /// (identifier))] @local.name)))  (pointer_declarator declarator:
+    /// (function_declarator ..same..))]`.
+    fn parameters<'t>(
+        &self,
+        declarator: Node<'t>,
+        scratch: &mut Scratch<'t>,
+        emit: &mut impl FnMut(Parts<'t>),
+    ) {
+        if declarator.kind_id() == self.function_declarator {
+            self.function_parameters(declarator, scratch, emit);
+        } else if declarator.kind_id() == self.pointer_declarator {
+            let inner = scratch.kids(declarator);
+            for function in with_field(&inner, self.f_declarator) {
+                if function.kind_id() == self.function_declarator {
+                    self.function_parameters(function, scratch, emit);
+                }
+            }
+            scratch.give(inner);
+        }
+    }
+
+    fn function_parameters<'t>(
+        &self,
+        function: Node<'t>,
+        scratch: &mut Scratch<'t>,
+        emit: &mut impl FnMut(Parts<'t>),
+    ) {
+        let inner = scratch.kids(function);
+        for list in with_field(&inner, self.f_parameters) {
+            if list.kind_id() != self.parameter_list {
+                continue;
+            }
+            let params = scratch.kids(list);
+            for &(_, param) in &params {
+                if param.kind_id() != self.parameter_declaration {
+                    continue;
+                }
+                let kids = scratch.kids(param);
+                for (i, &(field, ty)) in kids.iter().enumerate() {
+                    if field != self.f_type || !ty.is_named() {
+                        continue;
+                    }
+                    for target in with_field(&kids[i + 1..], self.f_declarator) {
+                        self.declared_names(target, false, scratch, &mut |name| {
+                            emit(Parts {
+                                local_type: Some(ty),
+                                local_name: Some(name),
+                                ..Parts::default()
+                            })
+                        });
+                    }
+                }
+                scratch.give(kids);
+            }
+            scratch.give(params);
+        }
+        scratch.give(inner);
+    }
+}
+
+impl Patterns for Shapes {
+    type Start = Start;
+
+    fn starts(&self) -> &[Option<Start>] {
+        &self.starts
+    }
+
+    fn at<'t>(
+        &self,
+        start: Start,
         node: Node<'t>,
         scratch: &mut Scratch<'t>,
         emit: &mut impl FnMut(Parts<'t>),
     ) {
-        let Some(start) = start_of(&self.starts, node) else {
-            return;
-        };
         let kids = scratch.kids(node);
         match start {
             // (function_definition declarator: (_) @declarator) @definition.function
@@ -222,103 +325,5 @@ impl Shapes {
             }
         }
         scratch.give(kids);
-    }
-
-    /// Calls `found` with the names a declaration's declarator binds under the query's
-    /// four shapes (or, with `init` off, a parameter's two: `(identifier)` and
-    /// `(pointer_declarator declarator: (identifier))`), in tree order.
-    fn declared_names<'t>(
-        &self,
-        declarator: Node<'t>,
-        init: bool,
-        scratch: &mut Scratch<'t>,
-        found: &mut impl FnMut(Node<'t>),
-    ) {
-        let kind = declarator.kind_id();
-        if kind == self.identifier {
-            found(declarator);
-        } else if kind == self.pointer_declarator {
-            let inner = scratch.kids(declarator);
-            with_field(&inner, self.f_declarator)
-                .filter(|n| n.kind_id() == self.identifier)
-                .for_each(&mut *found);
-            scratch.give(inner);
-        } else if init && kind == self.init_declarator {
-            let inner = scratch.kids(declarator);
-            for target in with_field(&inner, self.f_declarator) {
-                if target.kind_id() == self.identifier {
-                    found(target);
-                } else if target.kind_id() == self.pointer_declarator {
-                    let deeper = scratch.kids(target);
-                    with_field(&deeper, self.f_declarator)
-                        .filter(|n| n.kind_id() == self.identifier)
-                        .for_each(&mut *found);
-                    scratch.give(deeper);
-                }
-            }
-            scratch.give(inner);
-        }
-    }
-
-    /// The parameters pattern, from one `declarator:` child of a function definition:
-    /// `[(function_declarator parameters: (parameter_list (parameter_declaration
-    /// type: (_) @local.type declarator: [(identifier) (pointer_declarator declarator:
-    /// (identifier))] @local.name)))  (pointer_declarator declarator:
-    /// (function_declarator ..same..))]`.
-    fn parameters<'t>(
-        &self,
-        declarator: Node<'t>,
-        scratch: &mut Scratch<'t>,
-        emit: &mut impl FnMut(Parts<'t>),
-    ) {
-        if declarator.kind_id() == self.function_declarator {
-            self.function_parameters(declarator, scratch, emit);
-        } else if declarator.kind_id() == self.pointer_declarator {
-            let inner = scratch.kids(declarator);
-            for function in with_field(&inner, self.f_declarator) {
-                if function.kind_id() == self.function_declarator {
-                    self.function_parameters(function, scratch, emit);
-                }
-            }
-            scratch.give(inner);
-        }
-    }
-
-    fn function_parameters<'t>(
-        &self,
-        function: Node<'t>,
-        scratch: &mut Scratch<'t>,
-        emit: &mut impl FnMut(Parts<'t>),
-    ) {
-        let inner = scratch.kids(function);
-        for list in with_field(&inner, self.f_parameters) {
-            if list.kind_id() != self.parameter_list {
-                continue;
-            }
-            let params = scratch.kids(list);
-            for &(_, param) in &params {
-                if param.kind_id() != self.parameter_declaration {
-                    continue;
-                }
-                let kids = scratch.kids(param);
-                for (i, &(field, ty)) in kids.iter().enumerate() {
-                    if field != self.f_type || !ty.is_named() {
-                        continue;
-                    }
-                    for target in with_field(&kids[i + 1..], self.f_declarator) {
-                        self.declared_names(target, false, scratch, &mut |name| {
-                            emit(Parts {
-                                local_type: Some(ty),
-                                local_name: Some(name),
-                                ..Parts::default()
-                            })
-                        });
-                    }
-                }
-                scratch.give(kids);
-            }
-            scratch.give(params);
-        }
-        scratch.give(inner);
     }
 }

@@ -3,12 +3,12 @@
 
 use tree_sitter::{Language as Grammar, Node};
 
-use super::{of_kind, start_of, with_field, Ids, Kids, Scratch};
+use super::{of_kind, with_field, Ids, Kids, Patterns, Scratch};
 use crate::lang::extract::{ImportKind, Parts, SymbolKind};
 
 /// The node kinds where a pattern of the Java query starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Start {
+pub(super) enum Start {
     /// A declaration whose `name: (identifier)` names a symbol of this kind.
     Definition(SymbolKind),
     Import,
@@ -85,16 +85,55 @@ impl Shapes {
         })
     }
 
-    /// Emits the matches of the patterns that start at `node`.
-    pub(super) fn at<'t>(
+    /// The `name: (identifier)` children in `kids`.
+    fn names<'a, 't>(&self, kids: &'a [(u16, Node<'t>)]) -> impl Iterator<Item = Node<'t>> + 'a {
+        let identifier = self.identifier;
+        with_field(kids, self.f_name).filter(move |n| n.kind_id() == identifier)
+    }
+
+    /// A `variable_declarator`'s matches: with `with_values`, the two patterns of a
+    /// local variable (`name: (identifier) value: (_)`, and `name: (identifier)
+    /// !value`), each name with its value or none; else one per name, with no value
+    /// captured (the field pattern).
+    fn declarator<'t>(
         &self,
+        inner: &Kids<'t>,
+        with_values: bool,
+        found: &mut impl FnMut(Node<'t>, Option<Node<'t>>),
+    ) {
+        if !with_values {
+            self.names(inner).for_each(|name| found(name, None));
+            return;
+        }
+        let valued = with_field(inner, self.f_value).next().is_some();
+        for (i, &(field, name)) in inner.iter().enumerate() {
+            if field != self.f_name || name.kind_id() != self.identifier {
+                continue;
+            }
+            for value in with_field(&inner[i + 1..], self.f_value).filter(|n| n.is_named()) {
+                found(name, Some(value));
+            }
+            if !valued {
+                found(name, None);
+            }
+        }
+    }
+}
+
+impl Patterns for Shapes {
+    type Start = Start;
+
+    fn starts(&self) -> &[Option<Start>] {
+        &self.starts
+    }
+
+    fn at<'t>(
+        &self,
+        start: Start,
         node: Node<'t>,
         scratch: &mut Scratch<'t>,
         emit: &mut impl FnMut(Parts<'t>),
     ) {
-        let Some(start) = start_of(&self.starts, node) else {
-            return;
-        };
         // The patterns that read no children.
         match start {
             // (import_declaration) @import.import
@@ -225,39 +264,5 @@ impl Shapes {
             }
         }
         scratch.give(kids);
-    }
-
-    /// The `name: (identifier)` children in `kids`.
-    fn names<'a, 't>(&self, kids: &'a [(u16, Node<'t>)]) -> impl Iterator<Item = Node<'t>> + 'a {
-        let identifier = self.identifier;
-        with_field(kids, self.f_name).filter(move |n| n.kind_id() == identifier)
-    }
-
-    /// A `variable_declarator`'s matches: with `with_values`, the two patterns of a
-    /// local variable (`name: (identifier) value: (_)`, and `name: (identifier)
-    /// !value`), each name with its value or none; else one per name, with no value
-    /// captured (the field pattern).
-    fn declarator<'t>(
-        &self,
-        inner: &Kids<'t>,
-        with_values: bool,
-        found: &mut impl FnMut(Node<'t>, Option<Node<'t>>),
-    ) {
-        if !with_values {
-            self.names(inner).for_each(|name| found(name, None));
-            return;
-        }
-        let valued = with_field(inner, self.f_value).next().is_some();
-        for (i, &(field, name)) in inner.iter().enumerate() {
-            if field != self.f_name || name.kind_id() != self.identifier {
-                continue;
-            }
-            for value in with_field(&inner[i + 1..], self.f_value).filter(|n| n.is_named()) {
-                found(name, Some(value));
-            }
-            if !valued {
-                found(name, None);
-            }
-        }
     }
 }

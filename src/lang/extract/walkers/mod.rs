@@ -64,16 +64,45 @@ impl Walker {
     /// Calls `emit` with the captures of every match the query has in the tree under
     /// `root`, in tree order of the node each match starts at.
     pub(super) fn matches<'t>(&self, root: Node<'t>, mut emit: impl FnMut(Parts<'t>)) {
-        let mut scratch = Scratch::new(root);
         match self {
-            Walker::C(shapes) => preorder(root, |node| shapes.at(node, &mut scratch, &mut emit)),
-            Walker::Python(shapes) => {
-                preorder(root, |node| shapes.at(node, &mut scratch, &mut emit))
-            }
-            Walker::Rust(shapes) => preorder(root, |node| shapes.at(node, &mut scratch, &mut emit)),
-            Walker::Java(shapes) => preorder(root, |node| shapes.at(node, &mut scratch, &mut emit)),
+            Walker::C(shapes) => walk(shapes, root, &mut emit),
+            Walker::Python(shapes) => walk(shapes, root, &mut emit),
+            Walker::Rust(shapes) => walk(shapes, root, &mut emit),
+            Walker::Java(shapes) => walk(shapes, root, &mut emit),
         }
     }
+}
+
+/// A language's patterns: the node kinds where they start, and what they match there.
+trait Patterns {
+    type Start: Copy;
+
+    /// `Some(start)` at the kind ids where a pattern starts; indexed by kind id.
+    fn starts(&self) -> &[Option<Self::Start>];
+
+    /// Emits the matches of the patterns that start at `node`, of kind `start`.
+    fn at<'t>(
+        &self,
+        start: Self::Start,
+        node: Node<'t>,
+        scratch: &mut Scratch<'t>,
+        emit: &mut impl FnMut(Parts<'t>),
+    );
+}
+
+/// Visits the tree under `root` in pre-order and emits the matches of `patterns`.
+fn walk<'t, P: Patterns>(patterns: &P, root: Node<'t>, emit: &mut impl FnMut(Parts<'t>)) {
+    let mut scratch = Scratch::new(root);
+    preorder(root, |node| {
+        let start = patterns
+            .starts()
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .flatten();
+        if let Some(start) = start {
+            patterns.at(start, node, &mut scratch, emit);
+        }
+    });
 }
 
 /// Calls `visit` on every node under `root` (itself included), in pre-order.
@@ -173,11 +202,6 @@ impl Ids<'_> {
         }
         Some(table)
     }
-}
-
-/// The start recorded in `table` for `node`'s kind.
-fn start_of<S: Copy>(table: &[Option<S>], node: Node) -> Option<S> {
-    table.get(usize::from(node.kind_id())).copied().flatten()
 }
 
 #[cfg(test)]

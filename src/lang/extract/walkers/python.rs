@@ -3,12 +3,12 @@
 
 use tree_sitter::{Language as Grammar, Node};
 
-use super::{of_kind, start_of, with_field, Ids, Kids, Scratch};
+use super::{of_kind, with_field, Ids, Kids, Patterns, Scratch};
 use crate::lang::extract::{ImportKind, Parts, SymbolKind};
 
 /// The node kinds where a pattern of the Python query starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Start {
+pub(super) enum Start {
     Function,
     Class,
     Assignment,
@@ -134,16 +134,171 @@ impl Shapes {
         })
     }
 
-    /// Emits the matches of the patterns that start at `node`.
-    pub(super) fn at<'t>(
+    /// The patterns that start at an `assignment`, in the query's order.
+    fn assignment<'t>(
         &self,
+        node: Node<'t>,
+        kids: &Kids<'t>,
+        scratch: &mut Scratch<'t>,
+        emit: &mut impl FnMut(Parts<'t>),
+    ) {
+        let typed = with_field(kids, self.f_type).next().is_some();
+        // (assignment left: (identifier) @name right: (lambda) @value) @definition.function
+        for (i, &(field, left)) in kids.iter().enumerate() {
+            if field != self.f_left || left.kind_id() != self.identifier {
+                continue;
+            }
+            for value in self.fields_of_kind(&kids[i + 1..], self.f_right, self.lambda) {
+                emit(Parts {
+                    definition: Some((SymbolKind::Function, node)),
+                    name: Some(left),
+                    value: Some(value),
+                    ..Parts::default()
+                });
+            }
+        }
+        // [.. (assignment) ..] @reference.holder
+        emit(Parts {
+            reference_holder: Some(node),
+            ..Parts::default()
+        });
+        // (assignment left: (identifier) @local.name type: (type) @local.type)
+        self.name_then_type(kids, self.f_left, |name, ty| {
+            emit(Parts {
+                local_name: Some(name),
+                local_type: Some(ty),
+                ..Parts::default()
+            })
+        });
+        // (assignment left: (identifier) @local.name !type right: (_) @local.value)
+        if !typed {
+            self.left_then_right(kids, self.identifier, |name, value| {
+                emit(Parts {
+                    local_name: Some(name),
+                    local_value: Some(value),
+                    ..Parts::default()
+                })
+            });
+        }
+        // (assignment left: [(pattern_list (identifier) @local.name)
+        //                    (tuple_pattern (identifier) @local.name)
+        //                    (list_pattern (identifier) @local.name)])
+        for left in with_field(kids, self.f_left) {
+            let k = left.kind_id();
+            if k == self.pattern_list || k == self.tuple_pattern || k == self.list_pattern {
+                let inner = scratch.kids(left);
+                for name in of_kind(&inner, self.identifier) {
+                    emit(Parts {
+                        local_name: Some(name),
+                        ..Parts::default()
+                    });
+                }
+                scratch.give(inner);
+            }
+        }
+        // (assignment left: (attribute object: (identifier) @field.object
+        //   attribute: (identifier) @field.name) type: (type) @field.type)
+        // (assignment left: (attribute ..same..) !type right: (_) @field.value)
+        for (i, &(field, left)) in kids.iter().enumerate() {
+            if field != self.f_left || left.kind_id() != self.attribute {
+                continue;
+            }
+            let inner = scratch.kids(left);
+            for (j, &(f, object)) in inner.iter().enumerate() {
+                if f != self.f_object || object.kind_id() != self.identifier {
+                    continue;
+                }
+                for name in self.fields_of_kind(&inner[j + 1..], self.f_attribute, self.identifier)
+                {
+                    for ty in self.fields_of_kind(&kids[i + 1..], self.f_type, self.type_) {
+                        emit(Parts {
+                            field_object: Some(object),
+                            field_name: Some(name),
+                            field_type: Some(ty),
+                            ..Parts::default()
+                        });
+                    }
+                    if !typed {
+                        for value in with_field(&kids[i + 1..], self.f_right) {
+                            if value.is_named() {
+                                emit(Parts {
+                                    field_object: Some(object),
+                                    field_name: Some(name),
+                                    field_value: Some(value),
+                                    ..Parts::default()
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            scratch.give(inner);
+        }
+    }
+
+    /// The children in `kids` carrying `field` and of kind `kind`.
+    fn fields_of_kind<'a, 't>(
+        &self,
+        kids: &'a [(u16, Node<'t>)],
+        field: u16,
+        kind: u16,
+    ) -> impl Iterator<Item = Node<'t>> + 'a {
+        with_field(kids, field).filter(move |n| n.kind_id() == kind)
+    }
+
+    /// `name_field: (identifier) .. type: (type)`: each identifier in `name_field`
+    /// with each later `type` child.
+    fn name_then_type<'t>(
+        &self,
+        kids: &[(u16, Node<'t>)],
+        name_field: u16,
+        mut found: impl FnMut(Node<'t>, Node<'t>),
+    ) {
+        for (i, &(field, name)) in kids.iter().enumerate() {
+            if field != name_field || name.kind_id() != self.identifier {
+                continue;
+            }
+            for ty in self.fields_of_kind(&kids[i + 1..], self.f_type, self.type_) {
+                found(name, ty);
+            }
+        }
+    }
+
+    /// `left: (kind) .. right: (_)`: each `left` child of `kind` with each later named
+    /// `right` child.
+    fn left_then_right<'t>(
+        &self,
+        kids: &[(u16, Node<'t>)],
+        kind: u16,
+        mut found: impl FnMut(Node<'t>, Node<'t>),
+    ) {
+        for (i, &(field, left)) in kids.iter().enumerate() {
+            if field != self.f_left || left.kind_id() != kind {
+                continue;
+            }
+            for value in with_field(&kids[i + 1..], self.f_right) {
+                if value.is_named() {
+                    found(left, value);
+                }
+            }
+        }
+    }
+}
+
+impl Patterns for Shapes {
+    type Start = Start;
+
+    fn starts(&self) -> &[Option<Start>] {
+        &self.starts
+    }
+
+    fn at<'t>(
+        &self,
+        start: Start,
         node: Node<'t>,
         scratch: &mut Scratch<'t>,
         emit: &mut impl FnMut(Parts<'t>),
     ) {
-        let Some(start) = start_of(&self.starts, node) else {
-            return;
-        };
         let holder = |emit: &mut dyn FnMut(Parts<'t>)| {
             emit(Parts {
                 reference_holder: Some(node),
@@ -339,155 +494,5 @@ impl Shapes {
             }
         }
         scratch.give(kids);
-    }
-
-    /// The patterns that start at an `assignment`, in the query's order.
-    fn assignment<'t>(
-        &self,
-        node: Node<'t>,
-        kids: &Kids<'t>,
-        scratch: &mut Scratch<'t>,
-        emit: &mut impl FnMut(Parts<'t>),
-    ) {
-        let typed = with_field(kids, self.f_type).next().is_some();
-        // (assignment left: (identifier) @name right: (lambda) @value) @definition.function
-        for (i, &(field, left)) in kids.iter().enumerate() {
-            if field != self.f_left || left.kind_id() != self.identifier {
-                continue;
-            }
-            for value in self.fields_of_kind(&kids[i + 1..], self.f_right, self.lambda) {
-                emit(Parts {
-                    definition: Some((SymbolKind::Function, node)),
-                    name: Some(left),
-                    value: Some(value),
-                    ..Parts::default()
-                });
-            }
-        }
-        // [.. (assignment) ..] @reference.holder
-        emit(Parts {
-            reference_holder: Some(node),
-            ..Parts::default()
-        });
-        // (assignment left: (identifier) @local.name type: (type) @local.type)
-        self.name_then_type(kids, self.f_left, |name, ty| {
-            emit(Parts {
-                local_name: Some(name),
-                local_type: Some(ty),
-                ..Parts::default()
-            })
-        });
-        // (assignment left: (identifier) @local.name !type right: (_) @local.value)
-        if !typed {
-            self.left_then_right(kids, self.identifier, |name, value| {
-                emit(Parts {
-                    local_name: Some(name),
-                    local_value: Some(value),
-                    ..Parts::default()
-                })
-            });
-        }
-        // (assignment left: [(pattern_list (identifier) @local.name)
-        //                    (tuple_pattern (identifier) @local.name)
-        //                    (list_pattern (identifier) @local.name)])
-        for left in with_field(kids, self.f_left) {
-            let k = left.kind_id();
-            if k == self.pattern_list || k == self.tuple_pattern || k == self.list_pattern {
-                let inner = scratch.kids(left);
-                for name in of_kind(&inner, self.identifier) {
-                    emit(Parts {
-                        local_name: Some(name),
-                        ..Parts::default()
-                    });
-                }
-                scratch.give(inner);
-            }
-        }
-        // (assignment left: (attribute object: (identifier) @field.object
-        //   attribute: (identifier) @field.name) type: (type) @field.type)
-        // (assignment left: (attribute ..same..) !type right: (_) @field.value)
-        for (i, &(field, left)) in kids.iter().enumerate() {
-            if field != self.f_left || left.kind_id() != self.attribute {
-                continue;
-            }
-            let inner = scratch.kids(left);
-            for (j, &(f, object)) in inner.iter().enumerate() {
-                if f != self.f_object || object.kind_id() != self.identifier {
-                    continue;
-                }
-                for name in self.fields_of_kind(&inner[j + 1..], self.f_attribute, self.identifier)
-                {
-                    for ty in self.fields_of_kind(&kids[i + 1..], self.f_type, self.type_) {
-                        emit(Parts {
-                            field_object: Some(object),
-                            field_name: Some(name),
-                            field_type: Some(ty),
-                            ..Parts::default()
-                        });
-                    }
-                    if !typed {
-                        for value in with_field(&kids[i + 1..], self.f_right) {
-                            if value.is_named() {
-                                emit(Parts {
-                                    field_object: Some(object),
-                                    field_name: Some(name),
-                                    field_value: Some(value),
-                                    ..Parts::default()
-                                });
-                            }
-                        }
-                    }
-                }
-            }
-            scratch.give(inner);
-        }
-    }
-
-    /// The children in `kids` carrying `field` and of kind `kind`.
-    fn fields_of_kind<'a, 't>(
-        &self,
-        kids: &'a [(u16, Node<'t>)],
-        field: u16,
-        kind: u16,
-    ) -> impl Iterator<Item = Node<'t>> + 'a {
-        with_field(kids, field).filter(move |n| n.kind_id() == kind)
-    }
-
-    /// `name_field: (identifier) .. type: (type)`: each identifier in `name_field`
-    /// with each later `type` child.
-    fn name_then_type<'t>(
-        &self,
-        kids: &[(u16, Node<'t>)],
-        name_field: u16,
-        mut found: impl FnMut(Node<'t>, Node<'t>),
-    ) {
-        for (i, &(field, name)) in kids.iter().enumerate() {
-            if field != name_field || name.kind_id() != self.identifier {
-                continue;
-            }
-            for ty in self.fields_of_kind(&kids[i + 1..], self.f_type, self.type_) {
-                found(name, ty);
-            }
-        }
-    }
-
-    /// `left: (kind) .. right: (_)`: each `left` child of `kind` with each later named
-    /// `right` child.
-    fn left_then_right<'t>(
-        &self,
-        kids: &[(u16, Node<'t>)],
-        kind: u16,
-        mut found: impl FnMut(Node<'t>, Node<'t>),
-    ) {
-        for (i, &(field, left)) in kids.iter().enumerate() {
-            if field != self.f_left || left.kind_id() != kind {
-                continue;
-            }
-            for value in with_field(&kids[i + 1..], self.f_right) {
-                if value.is_named() {
-                    found(left, value);
-                }
-            }
-        }
     }
 }

@@ -3,12 +3,12 @@
 
 use tree_sitter::{Language as Grammar, Node};
 
-use super::{of_kind, start_of, with_field, Ids, Scratch};
+use super::{of_kind, with_field, Ids, Patterns, Scratch};
 use crate::lang::extract::{ImportKind, Parts, SymbolKind};
 
 /// The node kinds where a pattern of the Rust query starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Start {
+pub(super) enum Start {
     /// `function_item`, `function_signature_item`.
     Function,
     /// `struct_item`, `union_item`.
@@ -95,17 +95,22 @@ impl Shapes {
             f_value: ids.field("value")?,
         })
     }
+}
 
-    /// Emits the matches of the patterns that start at `node`.
-    pub(super) fn at<'t>(
+impl Patterns for Shapes {
+    type Start = Start;
+
+    fn starts(&self) -> &[Option<Start>] {
+        &self.starts
+    }
+
+    fn at<'t>(
         &self,
+        start: Start,
         node: Node<'t>,
         scratch: &mut Scratch<'t>,
         emit: &mut impl FnMut(Parts<'t>),
     ) {
-        let Some(start) = start_of(&self.starts, node) else {
-            return;
-        };
         let local = |name: Node<'t>| Parts {
             local_name: Some(name),
             ..Parts::default()
