@@ -380,8 +380,42 @@ fn extract_with_query(lang: Language, source: &[u8]) -> Result<FileFacts, LangEr
     Workspace::default().run(lang, source, Finder::Query)
 }
 
+/// The matches of `lang`'s query in `source`, found by the query cursor and by the
+/// language's walker (`None` without one): each match's captures as one `Debug` line,
+/// sorted, so tests compare the two as multisets.
+#[cfg(test)]
+fn matches_both_ways(lang: Language, source: &[u8]) -> Option<(Vec<String>, Vec<String>)> {
+    let compiled = compiled(lang).ok()?;
+    let walker = compiled.walker.as_ref()?;
+    let mut parser = Parser::new();
+    parser.set_language(&compiled.grammar).ok()?;
+    let parsed = match lang {
+        Language::C | Language::Cpp => macros::neutralize(source),
+        _ => std::borrow::Cow::Borrowed(source),
+    };
+    let tree = parser.parse(parsed.as_ref(), None)?;
+    let root = tree.root_node();
+    let mut queried = Vec::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&compiled.query, root, source);
+    while let Some(m) = matches.next() {
+        let mut parts = Parts::default();
+        for capture in m.captures() {
+            if let Some(role) = compiled.roles.get(capture.index as usize) {
+                parts.set(*role, capture.node);
+            }
+        }
+        queried.push(format!("{parts:?}"));
+    }
+    let mut walked = Vec::new();
+    walker.matches(root, |parts| walked.push(format!("{parts:?}")));
+    queried.sort();
+    walked.sort();
+    Some((queried, walked))
+}
+
 /// The captures of one query match, by role.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Parts<'t> {
     definition: Option<(SymbolKind, Node<'t>)>,
     name: Option<Node<'t>>,
