@@ -13,11 +13,11 @@
 //! captures (as [`Parts`]). Matches come in tree order of the node they start at, not
 //! in the order the query cursor finishes them; the collector sorts every list it keeps
 //! by position, and matches that tie keep the order the query gives them (children in
-//! order). Tests compare a walker with its query on fixtures and on sources written
-//! to reach each pattern's edges, and an ignored test on any tree
-//! (`tests::walkers_match_the_queries_on_a_corpus`): the Linux kernel's 55,349 C files
-//! the Python standard library, the cargo registry's Rust and the JDK's Java give the
-//! same facts both ways.
+//! order). Tests compare a walker with its query, match by match and in the facts,
+//! on fixtures and on sources written to reach each pattern's edges, and an ignored
+//! test on any tree (`tests::walkers_match_the_queries_on_a_corpus`): the Linux
+//! kernel's 55,349 C files, the Python standard library, the cargo registry's Rust
+//! and the JDK's Java give the same matches and facts both ways.
 //!
 //! Pattern semantics reproduced, as tree-sitter matches them:
 //! - a child pattern with a field matches any child carrying that field (not only the
