@@ -34,6 +34,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use super::import_resolution::{Modules, Target};
 use super::interface::dep_key;
 use super::ref_queue::{merge_by_id, phase_of, RefQueue};
@@ -186,11 +188,11 @@ pub struct Resolver {
     /// File → [`Resolver::behind_barrels`] (cache).
     behind: HashMap<i64, Arc<[i64]>>,
     /// Language family of every file.
-    families: HashMap<i64, Family>,
+    families: FxHashMap<i64, Family>,
     /// Files in scope of a file (see `legacy.rs`), sorted; filled on first use.
     scopes: HashMap<i64, Arc<[i64]>>,
     /// C/C++ header → the source files beside it with the same stem.
-    companions: HashMap<i64, Vec<i64>>,
+    companions: FxHashMap<i64, Vec<i64>>,
     /// Go files by directory (all of them, tests included: one package per directory).
     go_dirs: HashMap<String, Vec<i64>>,
     /// Go file → its imports by local name, as resolved in this run or read back.
@@ -206,7 +208,8 @@ impl Resolver {
     pub fn new(tx: &IndexTx<'_>, root: &Path, fresh: bool) -> Result<Resolver, IndexError> {
         let files = tx.file_paths()?;
         let modules = Modules::new(root, &files);
-        let mut families = HashMap::with_capacity(files.len());
+        let mut families = FxHashMap::default();
+        families.reserve(files.len());
         let mut sources: HashMap<(&str, &str), Vec<i64>> = HashMap::new();
         let mut go_dirs: HashMap<String, Vec<i64>> = HashMap::new();
         for (id, path) in &files {
@@ -226,7 +229,7 @@ impl Resolver {
                 _ => {}
             }
         }
-        let mut companions = HashMap::new();
+        let mut companions = FxHashMap::default();
         for (id, path) in &files {
             if let Some((stem, ext)) = path.rsplit_once('.') {
                 if families.get(id) == Some(&Family::C) && is_header_extension(ext) {

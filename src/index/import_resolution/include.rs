@@ -32,6 +32,13 @@ pub(super) struct IncludeIndex {
     compile_dbs: Vec<String>,
     /// `-iquote`/`-I`/`-isystem` directories, root-relative; `None` until first needed.
     flag_dirs: Option<Vec<String>>,
+    /// Every indexed file below an `include` directory, by its path relative to that
+    /// directory: `(index in include_dirs, file id)` for each such directory above it, in
+    /// `include_dirs` order. Built on the first lookup that needs it: a tree with
+    /// hundreds of include directories (the Linux kernel has one per architecture and
+    /// driver family) would otherwise try a path join and a hash lookup per directory
+    /// for each `#include`.
+    below_include: Option<HashMap<String, Vec<(usize, i64)>>>,
 }
 
 impl IncludeIndex {
@@ -57,6 +64,7 @@ impl IncludeIndex {
             include_dirs: include_dirs.into_iter().collect(),
             compile_dbs,
             flag_dirs: None,
+            below_include: None,
         }
     }
 
@@ -143,12 +151,30 @@ impl IncludeIndex {
                 return Target::Files(vec![id]);
             }
         }
+        // The nearest include directory holding the path; on a tie, the first in path
+        // order.
         let mut best: Option<(usize, i64)> = None;
-        for dir in &self.include_dirs {
-            if let Some(id) = lookup(dir) {
-                let shared = shared_segments(dir, from_dir);
-                if best.is_none_or(|(b, _)| shared > b) {
-                    best = Some((shared, id));
+        let mut consider = |dir: &str, id: i64| {
+            let shared = shared_segments(dir, from_dir);
+            if best.is_none_or(|(b, _)| shared > b) {
+                best = Some((shared, id));
+            }
+        };
+        match plain_relative(spec) {
+            Some(relative) => {
+                let below = self
+                    .below_include
+                    .get_or_insert_with(|| below_include_dirs(&self.include_dirs, files));
+                for &(dir, id) in below.get(&relative).into_iter().flatten() {
+                    consider(&self.include_dirs[dir], id);
+                }
+            }
+            // `..` climbs out of the include directory: join with each one.
+            None => {
+                for dir in &self.include_dirs {
+                    if let Some(id) = lookup(dir) {
+                        consider(dir, id);
+                    }
                 }
             }
         }
@@ -167,6 +193,45 @@ impl IncludeIndex {
         }
         Target::Unresolved
     }
+}
+
+/// `spec` with its empty and `.` segments dropped, as joining it to a directory would
+/// give it; `None` when it has a `..` segment (the join then depends on the directory).
+fn plain_relative(spec: &str) -> Option<String> {
+    if spec.split('/').any(|seg| seg == "..") {
+        return None;
+    }
+    join_normalized("", spec)
+}
+
+/// The files of `files` below each of `include_dirs` (sorted), keyed by their path
+/// relative to it (see [`IncludeIndex::below_include`]).
+fn below_include_dirs(
+    include_dirs: &[String],
+    files: &HashMap<String, i64>,
+) -> HashMap<String, Vec<(usize, i64)>> {
+    let index: HashMap<&str, usize> = include_dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.as_str(), i))
+        .collect();
+    let mut below: HashMap<String, Vec<(usize, i64)>> = HashMap::new();
+    for (path, &id) in files {
+        let mut dir = parent_dir(path);
+        while !dir.is_empty() {
+            if let Some(&i) = index.get(dir) {
+                below
+                    .entry(path[dir.len() + 1..].to_string())
+                    .or_default()
+                    .push((i, id));
+            }
+            dir = parent_dir(dir);
+        }
+    }
+    for list in below.values_mut() {
+        list.sort_unstable();
+    }
+    below
 }
 
 /// How many leading path segments two directories share.
@@ -244,5 +309,112 @@ mod tests {
             include_flags(&args),
             vec!["include", "third_party/x", "src", "/usr/include"]
         );
+    }
+
+    /// The include-directory step as it was first written: join the path to every
+    /// include directory, keep the nearest (first in path order on a tie).
+    fn nearest_by_joining(
+        index: &IncludeIndex,
+        files: &HashMap<String, i64>,
+        from: &str,
+        spec: &str,
+    ) -> Option<i64> {
+        let mut best: Option<(usize, i64)> = None;
+        for dir in &index.include_dirs {
+            if let Some(&id) = join_normalized(dir, spec).and_then(|p| files.get(&p)) {
+                let shared = shared_segments(dir, parent_dir(from));
+                if best.is_none_or(|(b, _)| shared > b) {
+                    best = Some((shared, id));
+                }
+            }
+        }
+        best.map(|(_, id)| id)
+    }
+
+    #[test]
+    fn lookup_by_relative_path_finds_what_joining_every_include_directory_finds() {
+        let paths = [
+            "include/linux/list.h",
+            "include/linux/types.h",
+            "include/uapi/linux/types.h",
+            "include/asm-generic/io.h",
+            "arch/x86/include/asm/io.h",
+            "arch/x86/include/uapi/asm/types.h",
+            "arch/arm/include/asm/io.h",
+            "drivers/gpu/include/linux/list.h",
+            "drivers/gpu/include/nested/include/deep.h",
+            "drivers/gpu/drm/a.c",
+            "arch/x86/kernel/b.c",
+            "arch/arm/mm/c.c",
+            "kernel/d.c",
+            "tools/include/linux/types.h",
+        ];
+        let list: Vec<(i64, String)> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i as i64 + 1, p.to_string()))
+            .collect();
+        let files: HashMap<String, i64> = list.iter().map(|(id, p)| (p.clone(), *id)).collect();
+        let mut index = IncludeIndex::new(&list);
+        index.flag_dirs = Some(Vec::new());
+        let specs = [
+            "linux/list.h",
+            "linux/types.h",
+            "./linux//types.h",
+            "asm/io.h",
+            "asm/types.h",
+            "uapi/asm/types.h",
+            "nested/include/deep.h",
+            "deep.h",
+            "../include/linux/list.h",
+            "../../include/asm/io.h",
+            "asm-generic/../linux/types.h",
+            "missing.h",
+            "linux",
+        ];
+        let mut found = 0;
+        for from in [
+            "drivers/gpu/drm/a.c",
+            "arch/x86/kernel/b.c",
+            "arch/arm/mm/c.c",
+            "kernel/d.c",
+        ] {
+            for spec in specs {
+                let expected = nearest_by_joining(&index, &files, from, spec);
+                let got = match index.resolve(Path::new("."), &files, from, spec, true) {
+                    Target::Files(ids) => Some(ids[0]),
+                    _ => None,
+                };
+                assert_eq!(got, expected, "{spec} from {from}");
+                found += usize::from(got.is_some());
+            }
+        }
+        // The same header is chosen by nearness: the GPU driver's own `linux/list.h`,
+        // the architecture's own `asm/io.h`; a nested include directory's file by its
+        // path below the outer one.
+        let id = |p: &str| files[p];
+        let system = |index: &mut IncludeIndex, from: &str, spec: &str| match index.resolve(
+            Path::new("."),
+            &files,
+            from,
+            spec,
+            true,
+        ) {
+            Target::Files(ids) => ids,
+            _ => Vec::new(),
+        };
+        assert_eq!(
+            system(&mut index, "drivers/gpu/drm/a.c", "linux/list.h"),
+            vec![id("drivers/gpu/include/linux/list.h")]
+        );
+        assert_eq!(
+            system(&mut index, "arch/arm/mm/c.c", "asm/io.h"),
+            vec![id("arch/arm/include/asm/io.h")]
+        );
+        assert_eq!(
+            system(&mut index, "kernel/d.c", "nested/include/deep.h"),
+            vec![id("drivers/gpu/include/nested/include/deep.h")]
+        );
+        assert!(found >= 30, "{found} lookups found a file");
     }
 }

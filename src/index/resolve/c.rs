@@ -18,7 +18,6 @@
 //!   bases in order. Anything else is not resolved: a function defined in a file the
 //!   caller does not see is never an edge, even if it is the only one of that name.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::native::{call_outcome, is_literal, one, Item, MethodIn};
@@ -48,14 +47,13 @@ impl Resolver {
                         return Ok(call_outcome(Some(item), Rule::SelfRef));
                     }
                 }
+                // Filtered by reference and cloned once: a common static name (`init`,
+                // `probe`) has thousands of definitions.
                 let defs = self.symbols.named(tx, &r.name)?;
-                let functions: Vec<Definition> = defs
+                let function = |d: &&Definition| d.kind == DefKind::Function && d.id != r.src_id;
+                let own: Vec<Definition> = defs
                     .iter()
-                    .filter(|d| d.kind == DefKind::Function && d.id != r.src_id)
-                    .cloned()
-                    .collect();
-                let own: Vec<Definition> = functions
-                    .iter()
+                    .filter(function)
                     .filter(|d| d.file_id == r.file_id)
                     .cloned()
                     .collect();
@@ -63,9 +61,11 @@ impl Resolver {
                     return Ok(call_outcome(one(own), Rule::Scope));
                 }
                 let scope = self.c_scope(tx, r.file_id)?;
-                let seen: Vec<Definition> = functions
-                    .into_iter()
+                let seen: Vec<Definition> = defs
+                    .iter()
+                    .filter(function)
                     .filter(|d| scope.binary_search(&d.file_id).is_ok())
+                    .cloned()
                     .collect();
                 Ok(call_outcome(one(seen), Rule::Header))
             }
@@ -138,26 +138,26 @@ impl Resolver {
             return Ok(Arc::clone(known));
         }
         let mut seen: Vec<i64> = vec![file];
-        let mut known: HashSet<i64> = HashSet::from([file]);
+        let mut known = std::mem::take(&mut self.native.c_visited);
+        known.clear();
+        known.insert(file);
         let mut queue: Vec<i64> = vec![file];
         while let Some(f) = queue.pop() {
             if seen.len() > MAX_SCOPE_FILES {
                 break;
             }
-            let imports = self.symbols.imports_of(tx, f)?;
-            for import in imports.iter() {
-                for &header in &import.files {
-                    if known.insert(header) {
-                        seen.push(header);
-                        queue.push(header);
-                    }
+            for &header in self.c_direct(tx, f)?.iter() {
+                if known.insert(header) {
+                    seen.push(header);
+                    queue.push(header);
                 }
             }
         }
-        let headers = seen.clone();
-        for header in headers {
-            if let Some(sources) = self.companions.get(&header) {
-                seen.extend(sources.iter().copied());
+        self.native.c_visited = known;
+        let headers = seen.len();
+        for i in 0..headers {
+            if let Some(sources) = self.companions.get(&seen[i]) {
+                seen.extend_from_slice(sources);
             }
         }
         seen.retain(|f| self.family(*f) == Family::C);
@@ -166,6 +166,20 @@ impl Resolver {
         let scope: Arc<[i64]> = Arc::from(seen);
         self.native.c_scopes.insert(file, Arc::clone(&scope));
         Ok(scope)
+    }
+
+    /// The files `file`'s imports resolved to, in import order (cached).
+    fn c_direct(&mut self, tx: &IndexTx<'_>, file: i64) -> Result<Arc<[i64]>, IndexError> {
+        if let Some(known) = self.native.c_direct.get(&file) {
+            return Ok(Arc::clone(known));
+        }
+        let imports = self.symbols.imports_of(tx, file)?;
+        let direct: Arc<[i64]> = imports
+            .iter()
+            .flat_map(|import| import.files.iter().copied())
+            .collect();
+        self.native.c_direct.insert(file, Arc::clone(&direct));
+        Ok(direct)
     }
 
     /// The class around node `src`: the class whose body holds the method, or the one

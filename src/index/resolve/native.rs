@@ -6,6 +6,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use super::rules::Rule;
 use super::{Outcome, Resolver};
 use crate::index::IndexError;
@@ -44,7 +46,12 @@ pub(super) struct Caches {
     pub(super) rust_modules_loaded: bool,
     /// C/C++: file → the files whose functions it sees (itself, its headers included
     /// transitively, their companion sources), sorted.
-    pub(super) c_scopes: HashMap<i64, Arc<[i64]>>,
+    pub(super) c_scopes: FxHashMap<i64, Arc<[i64]>>,
+    /// C/C++: file → the files its own imports resolved to, in import order (what
+    /// [`Resolver::c_scope`](super::Resolver) walks; each file's list is read once).
+    pub(super) c_direct: FxHashMap<i64, Arc<[i64]>>,
+    /// C/C++: the files met by the scope walk in progress (kept to reuse its memory).
+    pub(super) c_visited: FxHashSet<i64>,
 }
 
 /// The outcome of calling an item found by `rule`: an edge to a workspace function,
