@@ -34,7 +34,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::import_resolution::{Modules, Target};
 use super::interface::dep_key;
@@ -148,17 +148,17 @@ fn go_package_name(path: &str) -> &str {
 /// Resolution state for one run.
 pub struct Resolver {
     modules: Modules,
-    paths: HashMap<i64, String>,
+    paths: FxHashMap<i64, String>,
     /// File → its `file` node: every file's once [`Resolver::load_file_nodes`] ran
     /// (`all_file_nodes`: a bulk resolution or an import re-check), else those looked up
     /// so far by node key. An incremental run touching a few files needs a few of the
     /// thousands.
-    file_nodes: HashMap<i64, i64>,
+    file_nodes: FxHashMap<i64, i64>,
     all_file_nodes: bool,
     /// Definitions, imports, exports, bases and signatures read so far.
     symbols: Symbols,
     /// Python: attribute lookups of modules, by (module file, name).
-    py_members: HashMap<(i64, Box<str>), Option<python::Value>>,
+    py_members: FxHashMap<(i64, Box<str>), Option<python::Value>>,
     /// Python: the module-level aliases being followed, by (file, name): one that
     /// comes back to itself (`A = B`, `B = A`) names nothing.
     aliases_followed: Vec<(i64, Box<str>)>,
@@ -166,7 +166,7 @@ pub struct Resolver {
     /// returning its own result ends there).
     returns_followed: Vec<i64>,
     /// Python: method resolution orders by class node.
-    mros: HashMap<i64, Arc<python::Mro>>,
+    mros: FxHashMap<i64, Arc<python::Mro>>,
     /// The keys (see [`dep_key`]) the reference being resolved looked up so far:
     /// pushed by the Python rules at each lookup in a file, written with the reference
     /// as one set of `ref_dep_sets` (those of its own file left out: its references are
@@ -174,29 +174,29 @@ pub struct Resolver {
     deps: Vec<i64>,
     /// The key sets written in this run (whole, not by id: two sets sharing an id are
     /// both written, as the union of their keys under that id).
-    dep_sets: HashSet<Vec<i64>>,
+    dep_sets: FxHashSet<Vec<i64>>,
     /// The keys each `py_members` entry was computed from (a cache hit adds them).
-    member_deps: HashMap<(i64, Box<str>), Arc<[i64]>>,
+    member_deps: FxHashMap<(i64, Box<str>), Arc<[i64]>>,
     /// The keys each `mros` entry was computed from.
-    mro_deps: HashMap<i64, Arc<[i64]>>,
+    mro_deps: FxHashMap<i64, Arc<[i64]>>,
     /// Rust, Go, Java, C/C++: lookups and members found so far.
     native: native::Caches,
     bulk: bool,
-    imports: HashMap<i64, Arc<[i64]>>,
+    imports: FxHashMap<i64, Arc<[i64]>>,
     /// File → the files it re-exports directly (cache, or all of them in bulk mode).
-    reexports: HashMap<i64, Arc<[i64]>>,
+    reexports: FxHashMap<i64, Arc<[i64]>>,
     /// File → [`Resolver::behind_barrels`] (cache).
-    behind: HashMap<i64, Arc<[i64]>>,
+    behind: FxHashMap<i64, Arc<[i64]>>,
     /// Language family of every file.
     families: FxHashMap<i64, Family>,
     /// Files in scope of a file (see `legacy.rs`), sorted; filled on first use.
-    scopes: HashMap<i64, Arc<[i64]>>,
+    scopes: FxHashMap<i64, Arc<[i64]>>,
     /// C/C++ header → the source files beside it with the same stem.
     companions: FxHashMap<i64, Vec<i64>>,
     /// Go files by directory (all of them, tests included: one package per directory).
-    go_dirs: HashMap<String, Vec<i64>>,
+    go_dirs: FxHashMap<String, Vec<i64>>,
     /// Go file → its imports by local name, as resolved in this run or read back.
-    go_imports: HashMap<i64, Arc<[(String, GoImport)]>>,
+    go_imports: FxHashMap<i64, Arc<[(String, GoImport)]>>,
     /// Every import of every file is resolved in this run (a build from nothing), so
     /// `go_imports` is complete and the database need not be asked.
     all_imports_in_run: bool,
@@ -211,7 +211,7 @@ impl Resolver {
         let mut families = FxHashMap::default();
         families.reserve(files.len());
         let mut sources: HashMap<(&str, &str), Vec<i64>> = HashMap::new();
-        let mut go_dirs: HashMap<String, Vec<i64>> = HashMap::new();
+        let mut go_dirs: FxHashMap<String, Vec<i64>> = FxHashMap::default();
         for (id, path) in &files {
             let family = Family::of_path(path);
             families.insert(*id, family);
@@ -244,27 +244,27 @@ impl Resolver {
         Ok(Resolver {
             modules,
             paths: files.into_iter().collect(),
-            file_nodes: HashMap::new(),
+            file_nodes: Default::default(),
             all_file_nodes: false,
             symbols: Symbols::default(),
-            py_members: HashMap::new(),
-            mros: HashMap::new(),
+            py_members: Default::default(),
+            mros: Default::default(),
             aliases_followed: Vec::new(),
             returns_followed: Vec::new(),
             deps: Vec::new(),
-            dep_sets: HashSet::new(),
-            member_deps: HashMap::new(),
-            mro_deps: HashMap::new(),
+            dep_sets: Default::default(),
+            member_deps: Default::default(),
+            mro_deps: Default::default(),
             native: native::Caches::default(),
             bulk: false,
-            imports: HashMap::new(),
-            reexports: HashMap::new(),
-            behind: HashMap::new(),
+            imports: Default::default(),
+            reexports: Default::default(),
+            behind: Default::default(),
             families,
-            scopes: HashMap::new(),
+            scopes: Default::default(),
             companions,
             go_dirs,
-            go_imports: HashMap::new(),
+            go_imports: Default::default(),
             all_imports_in_run: fresh,
         })
     }
@@ -768,7 +768,7 @@ impl Resolver {
     /// Loads the `file` node of every file (once).
     fn load_file_nodes(&mut self, tx: &IndexTx<'_>) -> Result<(), IndexError> {
         if !self.all_file_nodes {
-            self.file_nodes = tx.file_node_ids()?;
+            self.file_nodes = tx.file_node_ids()?.into_iter().collect();
             self.all_file_nodes = true;
         }
         Ok(())

@@ -34,11 +34,15 @@ pub(super) struct IncludeIndex {
     flag_dirs: Option<Vec<String>>,
     /// Every indexed file below an `include` directory, by its path relative to that
     /// directory: `(index in include_dirs, file id)` for each such directory above it, in
-    /// `include_dirs` order. Built on the first lookup that needs it: a tree with
-    /// hundreds of include directories (the Linux kernel has one per architecture and
-    /// driver family) would otherwise try a path join and a hash lookup per directory
-    /// for each `#include`.
+    /// `include_dirs` order. A tree with hundreds of include directories (the Linux
+    /// kernel has one per architecture and driver family) would otherwise try a path
+    /// join and a hash lookup per directory for each `#include`; building the map costs
+    /// about one such step per file. So lookups join until the joins done outnumber the
+    /// files, then build it (the rent-or-buy rule: at most twice the cheaper way's
+    /// cost). An edit resolving a few includes never builds it; a full build does early.
     below_include: Option<HashMap<String, Vec<(usize, i64)>>>,
+    /// Path joins done by lookups without `below_include`.
+    joins: usize,
 }
 
 impl IncludeIndex {
@@ -65,6 +69,7 @@ impl IncludeIndex {
             compile_dbs,
             flag_dirs: None,
             below_include: None,
+            joins: 0,
         }
     }
 
@@ -160,17 +165,20 @@ impl IncludeIndex {
                 best = Some((shared, id));
             }
         };
-        match plain_relative(spec) {
-            Some(relative) => {
-                let below = self
-                    .below_include
-                    .get_or_insert_with(|| below_include_dirs(&self.include_dirs, files));
+        let relative = plain_relative(spec);
+        if self.below_include.is_none() && relative.is_some() && self.joins >= files.len() {
+            self.below_include = Some(below_include_dirs(&self.include_dirs, files));
+        }
+        match (&self.below_include, relative) {
+            (Some(below), Some(relative)) => {
                 for &(dir, id) in below.get(&relative).into_iter().flatten() {
                     consider(&self.include_dirs[dir], id);
                 }
             }
-            // `..` climbs out of the include directory: join with each one.
-            None => {
+            // Not built yet, or `..` climbs out of the include directory: join with
+            // each one.
+            _ => {
+                self.joins += self.include_dirs.len();
                 for dir in &self.include_dirs {
                     if let Some(id) = lookup(dir) {
                         consider(dir, id);
@@ -416,5 +424,7 @@ mod tests {
             vec![id("drivers/gpu/include/nested/include/deep.h")]
         );
         assert!(found >= 30, "{found} lookups found a file");
+        // The first lookups joined; the later ones used the map.
+        assert!(index.below_include.is_some());
     }
 }

@@ -3,7 +3,6 @@
 //!
 //! Owns no rule itself: each language module says how its names are looked up.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -34,13 +33,13 @@ pub(super) type LookupKey = (i64, Box<str>, bool);
 #[derive(Default)]
 pub(super) struct Caches {
     /// Rust: (module node, name, value namespace) → what the name means there.
-    pub(super) rust_lookups: HashMap<LookupKey, Option<(Item, Rule)>>,
+    pub(super) rust_lookups: FxHashMap<LookupKey, Option<(Item, Rule)>>,
     /// Rust, Go, Java, C++: (type node, member name) → the member.
-    pub(super) members: HashMap<(i64, Box<str>), Option<Item>>,
+    pub(super) members: FxHashMap<(i64, Box<str>), Option<Item>>,
     /// Rust: file → the directory of its crate (`None`: no crate root above it).
-    pub(super) rust_crates: HashMap<i64, Option<Arc<str>>>,
+    pub(super) rust_crates: FxHashMap<i64, Option<Arc<str>>>,
     /// Rust: file → its inline modules `(node, first line, last line)`.
-    pub(super) rust_modules: HashMap<i64, Arc<[ModuleSpan]>>,
+    pub(super) rust_modules: FxHashMap<i64, Arc<[ModuleSpan]>>,
     /// `rust_modules` holds every file's (a bulk run loads them with one query: the
     /// secondary indexes are dropped while a fresh build runs).
     pub(super) rust_modules_loaded: bool,

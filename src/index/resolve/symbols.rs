@@ -7,8 +7,9 @@
 //! phase of the run has written them, bases only after the base phase; the resolver
 //! calls [`Symbols::imports_ready`] and [`Symbols::bases_ready`] at those points.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use crate::index::IndexError;
 use crate::lang::ImportBinding;
@@ -43,22 +44,22 @@ impl std::ops::Deref for Import {
 pub(super) struct Symbols {
     /// Everything is loaded up front (no per-item queries).
     bulk: bool,
-    by_name: HashMap<Arc<str>, Arc<[Definition]>>,
-    by_id: HashMap<i64, Definition>,
-    imports: HashMap<i64, Arc<[Import]>>,
+    by_name: FxHashMap<Arc<str>, Arc<[Definition]>>,
+    by_id: FxHashMap<i64, Definition>,
+    imports: FxHashMap<i64, Arc<[Import]>>,
     imports_ready: bool,
-    exports: HashMap<i64, Arc<[(String, String)]>>,
-    bases: HashMap<i64, Arc<[Base]>>,
+    exports: FxHashMap<i64, Arc<[(String, String)]>>,
+    bases: FxHashMap<i64, Arc<[Base]>>,
     bases_ready: bool,
-    signatures: HashMap<i64, Option<Arc<str>>>,
-    returns: HashMap<i64, Option<Arc<str>>>,
+    signatures: FxHashMap<i64, Option<Arc<str>>>,
+    returns: FxHashMap<i64, Option<Arc<str>>>,
 }
 
 impl Symbols {
     /// Loads every definition (bulk mode).
     pub(super) fn load_definitions(&mut self, tx: &IndexTx<'_>) -> Result<(), IndexError> {
         self.bulk = true;
-        let mut by_name: HashMap<Arc<str>, Vec<Definition>> = HashMap::new();
+        let mut by_name: FxHashMap<Arc<str>, Vec<Definition>> = FxHashMap::default();
         for d in tx.all_definitions()? {
             self.by_id.insert(d.id, d.clone());
             by_name.entry(Arc::clone(&d.name)).or_default().push(d);
@@ -76,7 +77,7 @@ impl Symbols {
         self.imports.clear();
         self.imports_ready = true;
         if self.bulk {
-            let mut by_file: HashMap<i64, Vec<Import>> = HashMap::new();
+            let mut by_file: FxHashMap<i64, Vec<Import>> = FxHashMap::default();
             for import in tx.all_file_imports()? {
                 by_file
                     .entry(import.file_id)
@@ -249,7 +250,7 @@ impl Symbols {
 
 /// The text of node `id` in `cache`, read by `read` the first time.
 fn cached_text(
-    cache: &mut HashMap<i64, Option<Arc<str>>>,
+    cache: &mut FxHashMap<i64, Option<Arc<str>>>,
     id: i64,
     read: impl FnOnce() -> Result<Option<String>, crate::store::StoreError>,
 ) -> Result<Option<Arc<str>>, IndexError> {
