@@ -470,6 +470,7 @@ fn options(g: &Global) -> IndexOptions {
         record_noop: false,
         scip: Vec::new(),
         shard: None,
+        resolver_cache: None,
     }
 }
 

@@ -23,6 +23,7 @@ pub use scip::ScipReport;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -52,6 +53,70 @@ pub struct IndexOptions {
     /// `index --shard K/N`: index only the files of shard K of N ([`shard::shard_of`]),
     /// from nothing, and leave their references unresolved for [`shard::merge`].
     pub shard: Option<shard::ShardSpec>,
+    /// Tables a long-lived process keeps between its runs (a served workspace); `None`
+    /// builds them for each run.
+    pub resolver_cache: Option<Arc<ResolverCache>>,
+}
+
+/// The resolver's file tables ([`resolve::FileTables`]) kept between the runs of one
+/// process, with the run they describe (its generation and start time: a database
+/// built again from nothing restarts its generations). A run uses them only when that
+/// run is still the index's latest (no other process wrote it since), the run adds or removes
+/// no file, and no file the lookups read from disk changed (`package.json`,
+/// `tsconfig*.json`, `jsconfig*.json`, `go.mod`, `go.work`, `compile_commands.json`).
+/// Otherwise it builds them again, as a run without a cache does, and keeps those.
+#[derive(Default)]
+pub struct ResolverCache {
+    slot: Mutex<Option<(RunKey, resolve::FileTables)>>,
+    /// Runs that used the kept tables.
+    hits: AtomicUsize,
+}
+
+impl ResolverCache {
+    /// The tables, taken out, when they describe the run `latest`.
+    fn take(&self, latest: &RunKey) -> Option<resolve::FileTables> {
+        let mut slot = self.slot.lock().ok()?;
+        match slot.take() {
+            Some((at, tables)) if at == *latest => Some(tables),
+            _ => None,
+        }
+    }
+
+    /// How many runs used the kept tables.
+    pub fn hits(&self) -> usize {
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Keeps `tables` as those of the run `at`.
+    fn put(&self, at: RunKey, tables: resolve::FileTables) {
+        if let Ok(mut slot) = self.slot.lock() {
+            *slot = Some((at, tables));
+        }
+    }
+
+    /// The generation of the run whose tables are kept, if any.
+    pub fn generation(&self) -> Option<i64> {
+        self.slot.lock().ok()?.as_ref().map(|(at, _)| at.0)
+    }
+}
+
+/// A recorded run: its generation and start time (`index_runs.started_at`).
+type RunKey = (i64, Option<String>);
+
+impl std::fmt::Debug for ResolverCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResolverCache")
+            .field("generation", &self.generation())
+            .finish()
+    }
+}
+
+/// True for a file the import lookups read from disk while resolving: a run that
+/// changes one builds the resolver's tables again.
+fn read_by_lookups(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    import_resolution::is_resolution_config(path)
+        || matches!(name, "go.mod" | "go.work" | "compile_commands.json")
 }
 
 /// Progress of a run, for a progress bar or log lines. Counts are files.
@@ -754,18 +819,37 @@ fn index_walked(
         .map(|(w, _)| w.path.as_str())
         .chain(removed.iter().map(|s| s.path.as_str()))
         .any(import_resolution::is_resolution_config);
-    changed |= resolve_and_apply_scip(
+    // The kept tables serve when no file came or went and no file the lookups read
+    // changed; taken out now, put back only after the commit.
+    let lookups_moved = to_read
+        .iter()
+        .map(|(w, _)| w.path.as_str())
+        .chain(removed.iter().map(|s| s.path.as_str()))
+        .any(read_by_lookups);
+    let cache = opts.resolver_cache.as_deref();
+    let kept = match cache {
+        Some(c) => c
+            .take(&(old_generation, tx.last_run_started()?))
+            .filter(|_| !fresh && !pending.paths_changed && !lookups_moved)
+            .inspect(|_| {
+                c.hits.fetch_add(1, Ordering::Relaxed);
+            }),
+        None => None,
+    };
+    let (scip_changed, tables) = resolve_and_apply_scip(
         &tx,
         root,
         fresh,
         configs_moved,
         pending,
+        kept,
         &suspended,
         scip_edges_before,
         &scip_inputs,
         &mut report,
         progress,
     )?;
+    changed |= scip_changed;
     report.resolve_ms = started.elapsed().as_millis() as u64 - walk_ms - report.parse_ms;
     tracing::info!(
         "resolved {} references in {} ms",
@@ -779,6 +863,9 @@ fn index_walked(
     crate::store::shard::write_meta(&tx, cut.as_ref().map(|(_, meta)| meta))?;
     let search = tx.take_search_build();
     commit_run(tx, &started_at, opts.full, &mut report)?;
+    if let (Some(cache), Some(tables)) = (cache, tables) {
+        cache.put((new_generation, Some(started_at.clone())), tables);
+    }
     if let Some(search) = search {
         let t = Instant::now();
         search.finish(store.path())?;
@@ -922,7 +1009,10 @@ fn read_and_write(
 }
 
 /// Resolves the references this run made or unsettled, rebuilds the suspended
-/// secondary indexes and applies the SCIP indexes. True when SCIP changed any edge.
+/// secondary indexes and applies the SCIP indexes. `kept`: file tables of the same
+/// file set from an earlier run (else they are built from the index). Returns whether
+/// SCIP changed any edge, and the file tables of the index after this run when the run
+/// had or built them.
 #[allow(clippy::too_many_arguments)]
 fn resolve_and_apply_scip(
     tx: &IndexTx<'_>,
@@ -930,12 +1020,13 @@ fn resolve_and_apply_scip(
     fresh: bool,
     configs_moved: bool,
     pending: Pending,
+    kept: Option<resolve::FileTables>,
     suspended: &[String],
     scip_edges_before: Option<i64>,
     scip_inputs: &[scip::ScipInput],
     report: &mut IndexReport,
     progress: &(dyn Fn(Progress) + Sync),
-) -> Result<bool, IndexError> {
+) -> Result<(bool, Option<resolve::FileTables>), IndexError> {
     let Pending {
         new_refs,
         mut changes,
@@ -948,11 +1039,16 @@ fn resolve_and_apply_scip(
         recheck_imports = false;
     }
     // A run that only records itself (nothing parsed or removed) resolves nothing.
+    let mut tables = kept;
     if !(new_refs.is_empty() && changes.is_empty() && !recheck_imports) {
         let t = Instant::now();
-        let mut resolver = resolve::Resolver::new(tx, root, fresh)?;
+        let mut resolver = match tables.take() {
+            Some(kept) => resolve::Resolver::with_tables(kept, fresh),
+            None => resolve::Resolver::new(tx, root, fresh)?,
+        };
         tracing::debug!("resolver loaded in {} ms", t.elapsed().as_millis());
         report.refs_resolved = resolver.run(tx, new_refs, &changes, recheck_imports, progress)?;
+        tables = Some(resolver.into_tables());
     }
     let t = Instant::now();
     tx.restore_indexes(suspended)?;
@@ -982,7 +1078,7 @@ fn resolve_and_apply_scip(
             report.scip_edges_dropped
         );
     }
-    Ok(changed)
+    Ok((changed, tables))
 }
 
 /// Commits the run's transaction with its `index_runs` row.
@@ -1092,7 +1188,9 @@ impl Changes {
     /// file node goes too) is resolved again.
     fn remove(&mut self, tx: &IndexTx<'_>, gone: &StoredFile) -> Result<(), IndexError> {
         self.reresolve.extend(tx.refs_into_file(gone.id)?);
-        if gone.language.as_deref() == Some("rust") {
+        // Rust, C and C++ calls resolve by name among what a file sees: one that was
+        // ambiguous with a definition of the removed file may now resolve.
+        if matches!(gone.language.as_deref(), Some("rust" | "c" | "cpp")) {
             self.names.extend(tx.symbol_names(gone.id)?);
         }
         if gone.language.as_deref() == Some("python") {
@@ -1203,6 +1301,16 @@ fn write_outcome(
         *paths_changed = true;
         if content.language == Some(Language::Python) {
             changes.python_path_moved(tx, &w.path)?;
+        }
+        // C and C++: a new file's functions may be what a call elsewhere named but
+        // found nowhere it looks (a source beside an included header): those
+        // references, found by name, are resolved again. No import moves for that.
+        if matches!(content.language, Some(Language::C | Language::Cpp)) {
+            if let Some(facts) = &content.facts {
+                changes
+                    .names
+                    .extend(facts.symbols.iter().map(|s| s.name.clone()));
+            }
         }
     }
     let file_id = tx.write_file(
@@ -1624,6 +1732,121 @@ mod tests {
         }
         out.sort();
         out
+    }
+
+    #[test]
+    fn kept_resolver_tables_give_the_index_of_a_fresh_build_and_go_when_files_move() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        write(&root, "src/util.h", "int twice(int x);\n");
+        write(&root, "src/util.c", "int twice(int x) { return 2 * x; }\n");
+        write(
+            &root,
+            "src/main.c",
+            "#include \"util.h\"\nint main(void) { return twice(1); }\n",
+        );
+        write(&root, "pkg/a.py", "def a():\n    return 1\n");
+        write(
+            &root,
+            "pkg/b.py",
+            "from pkg.a import a\n\ndef b():\n    return a()\n",
+        );
+        let store = Store::open(&dir.path().join("index.db")).unwrap();
+        let cache = Arc::new(ResolverCache::default());
+        let opts = IndexOptions {
+            resolver_cache: Some(Arc::clone(&cache)),
+            ..IndexOptions::default()
+        };
+        let mut n = 0;
+        let mut reference = || {
+            n += 1;
+            let other = Store::open(&dir.path().join(format!("ref{n}.db"))).unwrap();
+            index(&other, &root, &IndexOptions::default(), &|_| {}).unwrap();
+            dump(&other)
+        };
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(cache.generation(), Some(1));
+        assert_eq!(cache.hits(), 0);
+
+        // Content edits, no file added or removed: the kept tables serve, and the index
+        // is the one a fresh build makes (the call moves to the new definition).
+        write(
+            &root,
+            "src/main.c",
+            "#include \"util.h\"\nstatic int twice(int x) { return x + x; }\nint main(void) { return twice(1); }\n",
+        );
+        let r = index_paths(&store, &root, &opts, &|_| {}, &[root.join("src/main.c")]).unwrap();
+        assert_eq!(r.file_source, walk::FileSource::Events);
+        assert_eq!(cache.hits(), 1);
+        assert_eq!(dump(&store), reference());
+        write(
+            &root,
+            "pkg/a.py",
+            "def a():\n    return 2\n\ndef c():\n    return a()\n",
+        );
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(cache.hits(), 2);
+        assert_eq!(dump(&store), reference());
+
+        // A file comes: the tables are built again (with it), then serve again.
+        write(&root, "src/extra.h", "int extra(void);\n");
+        write(
+            &root,
+            "src/main.c",
+            "#include \"util.h\"\n#include \"extra.h\"\nint main(void) { return twice(extra()); }\n",
+        );
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(cache.hits(), 2);
+        assert_eq!(dump(&store), reference());
+        write(&root, "src/extra.c", "int extra(void) { return 3; }\n");
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(cache.hits(), 2, "a new file is a new file set");
+        assert_eq!(dump(&store), reference());
+        write(&root, "src/extra.c", "int extra(void) { return 4; }\n");
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(cache.hits(), 3);
+        assert_eq!(dump(&store), reference());
+
+        // Another writer of the database (here: a run without the cache) moves the
+        // latest run: the kept tables no longer describe it.
+        std::fs::remove_file(root.join("src/extra.c")).unwrap();
+        index(&store, &root, &IndexOptions::default(), &|_| {}).unwrap();
+        write(&root, "pkg/a.py", "def a():\n    return 3\n");
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(cache.hits(), 3);
+        assert_eq!(dump(&store), reference());
+
+        // A file the lookups read from disk changed: built again.
+        write(&root, "compile_commands.json", "[]\n");
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        write(&root, "compile_commands.json", "[ ]\n");
+        write(&root, "pkg/a.py", "def a():\n    return 4\n");
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(cache.hits(), 3);
+        assert_eq!(dump(&store), reference());
+
+        // Two sources beside one header define the function (ambiguous), then one goes:
+        // the call resolves to the other.
+        write(&root, "src/both.h", "int both(void);\n");
+        write(&root, "src/both.c", "int both(void) { return 1; }\n");
+        write(&root, "src/both.cpp", "int both(void) { return 2; }\n");
+        write(
+            &root,
+            "src/main.c",
+            "#include \"both.h\"\nint main(void) { return both(); }\n",
+        );
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(dump(&store), reference());
+        std::fs::remove_file(root.join("src/both.cpp")).unwrap();
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        let now = dump(&store);
+        assert!(
+            now.contains(
+                &"edge func:src/main.c::main calls func:src/both.c::both header".to_string()
+            ),
+            "{now:#?}"
+        );
+        assert_eq!(now, reference());
     }
 
     #[test]

@@ -202,11 +202,22 @@ pub struct Resolver {
     all_imports_in_run: bool,
 }
 
-impl Resolver {
-    /// Loads the file list (inside the run's transaction, so new files are there).
-    /// `fresh`: the run builds the index from nothing (every reference is new).
-    pub fn new(tx: &IndexTx<'_>, root: &Path, fresh: bool) -> Result<Resolver, IndexError> {
-        let files = tx.file_paths()?;
+/// What a resolver derives from the list of indexed files alone: the module and
+/// include lookups, paths, language families, C companions and Go directories. A
+/// long-lived process keeps it between runs whose file set did not change (see
+/// [`super::ResolverCache`]): on the Linux kernel, building it reads 78k paths and
+/// takes 60–110 ms, most of a one-file edit's run.
+pub struct FileTables {
+    modules: Modules,
+    paths: FxHashMap<i64, String>,
+    families: FxHashMap<i64, Family>,
+    companions: FxHashMap<i64, Vec<i64>>,
+    go_dirs: FxHashMap<String, Vec<i64>>,
+}
+
+impl FileTables {
+    /// Builds the tables from every indexed file `(id, root-relative path)`.
+    pub fn new(root: &Path, files: Vec<(i64, String)>) -> FileTables {
         let modules = Modules::new(root, &files);
         let mut families = FxHashMap::default();
         families.reserve(files.len());
@@ -241,9 +252,39 @@ impl Resolver {
                 }
             }
         }
-        Ok(Resolver {
+        drop(sources);
+        FileTables {
             modules,
             paths: files.into_iter().collect(),
+            families,
+            companions,
+            go_dirs,
+        }
+    }
+}
+
+impl Resolver {
+    /// Loads the file list (inside the run's transaction, so new files are there).
+    /// `fresh`: the run builds the index from nothing (every reference is new).
+    pub fn new(tx: &IndexTx<'_>, root: &Path, fresh: bool) -> Result<Resolver, IndexError> {
+        Ok(Resolver::with_tables(
+            FileTables::new(root, tx.file_paths()?),
+            fresh,
+        ))
+    }
+
+    /// A resolver over tables built earlier for the same file set (see [`FileTables`]).
+    pub fn with_tables(tables: FileTables, fresh: bool) -> Resolver {
+        let FileTables {
+            modules,
+            paths,
+            families,
+            companions,
+            go_dirs,
+        } = tables;
+        Resolver {
+            modules,
+            paths,
             file_nodes: Default::default(),
             all_file_nodes: false,
             symbols: Symbols::default(),
@@ -266,7 +307,18 @@ impl Resolver {
             go_dirs,
             go_imports: Default::default(),
             all_imports_in_run: fresh,
-        })
+        }
+    }
+
+    /// The file tables back, for the next run over the same file set.
+    pub fn into_tables(self) -> FileTables {
+        FileTables {
+            modules: self.modules,
+            paths: self.paths,
+            families: self.families,
+            companions: self.companions,
+            go_dirs: self.go_dirs,
+        }
     }
 
     /// The family of a file.

@@ -339,6 +339,7 @@ fn write_and_resolve(
         true,
         false,
         pending,
+        None,
         &suspended,
         None,
         &[],

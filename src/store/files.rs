@@ -1769,6 +1769,18 @@ impl<'c> IndexTx<'c> {
     pub fn generation(&self) -> Result<i64, StoreError> {
         Ok(super::read_generation(&self.tx)?)
     }
+
+    /// When the latest recorded run started (RFC 3339), `None` before the first.
+    pub fn last_run_started(&self) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .tx
+            .query_row(
+                "SELECT started_at FROM index_runs ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
 }
 
 /// Groups rows of (ref id, file id, form, specifier, qualifier, bindings, status, target
