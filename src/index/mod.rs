@@ -82,6 +82,30 @@ impl ResolverCache {
         }
     }
 
+    /// Builds the tables of the index as `conn` reads it now, unless they are kept
+    /// already: a run that found nothing to do (the first run of a server) prepares
+    /// them for the first edit.
+    ///
+    /// Errors: [`IndexError::Store`] when the index cannot be read.
+    fn warm(&self, conn: &rusqlite::Connection, root: &Path) -> Result<(), IndexError> {
+        // One read transaction: the run, its generation and the paths agree.
+        let read = conn.unchecked_transaction().map_err(StoreError::from)?;
+        let latest: RunKey = (
+            crate::store::read_generation(&read).map_err(StoreError::from)?,
+            crate::store::files::last_run_started(&read)?,
+        );
+        let kept = self
+            .slot
+            .lock()
+            .ok()
+            .is_some_and(|slot| slot.as_ref().is_some_and(|(at, _)| *at == latest));
+        if !kept {
+            let tables = resolve::FileTables::new(root, crate::store::files::file_paths(&read)?);
+            self.put(latest, tables);
+        }
+        Ok(())
+    }
+
     /// How many runs used the kept tables.
     pub fn hits(&self) -> usize {
         self.hits.load(Ordering::Relaxed)
@@ -738,6 +762,9 @@ fn index_walked(
         && scip_inputs.is_empty()
     {
         report.generation = crate::store::read_generation(&conn)?;
+        if let Some(cache) = &opts.resolver_cache {
+            cache.warm(&conn, root)?;
+        }
         report.duration_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     }
@@ -1764,6 +1791,9 @@ mod tests {
             index(&other, &root, &IndexOptions::default(), &|_| {}).unwrap();
             dump(&other)
         };
+        index(&store, &root, &IndexOptions::default(), &|_| {}).unwrap();
+        // A run with nothing to do (a server's first) builds the tables for the first
+        // edit.
         index(&store, &root, &opts, &|_| {}).unwrap();
         assert_eq!(cache.generation(), Some(1));
         assert_eq!(cache.hits(), 0);

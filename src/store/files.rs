@@ -53,6 +53,26 @@ pub fn load_files(conn: &Connection) -> Result<HashMap<String, StoredFile>, Stor
     Ok(out)
 }
 
+/// Every indexed file as `(id, root-relative path)`, in path order.
+pub fn file_paths(conn: &Connection) -> Result<Vec<(i64, String)>, StoreError> {
+    let mut stmt = conn.prepare("SELECT id, path FROM files ORDER BY path")?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// When the latest recorded run started (RFC 3339), `None` before the first.
+pub fn last_run_started(conn: &Connection) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT started_at FROM index_runs ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
 /// The `files` rows of `paths` (root-relative, in the walk's text form), keyed by path;
 /// a path with no row is left out.
 pub fn load_files_at(
@@ -1216,13 +1236,12 @@ impl<'c> IndexTx<'c> {
 
     /// Every file as (id, path), for resolution.
     pub fn file_paths(&self) -> Result<Vec<(i64, String)>, StoreError> {
-        let mut stmt = self
-            .tx
-            .prepare("SELECT id, path FROM files ORDER BY path")?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        file_paths(&self.tx)
+    }
+
+    /// When the latest recorded run started (RFC 3339), `None` before the first.
+    pub fn last_run_started(&self) -> Result<Option<String>, StoreError> {
+        last_run_started(&self.tx)
     }
 
     /// The id of the node with this key (`file:PATH` for a file's `file` node), read
@@ -1768,18 +1787,6 @@ impl<'c> IndexTx<'c> {
     /// The generation before this run.
     pub fn generation(&self) -> Result<i64, StoreError> {
         Ok(super::read_generation(&self.tx)?)
-    }
-
-    /// When the latest recorded run started (RFC 3339), `None` before the first.
-    pub fn last_run_started(&self) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .tx
-            .query_row(
-                "SELECT started_at FROM index_runs ORDER BY id DESC LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .optional()?)
     }
 }
 
