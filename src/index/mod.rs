@@ -61,10 +61,11 @@ pub struct IndexOptions {
 /// The resolver's file tables ([`resolve::FileTables`]) kept between the runs of one
 /// process, with the run they describe (its generation and start time: a database
 /// built again from nothing restarts its generations). A run uses them only when that
-/// run is still the index's latest (no other process wrote it since), the run adds or removes
-/// no file, and no file the lookups read from disk changed (`package.json`,
-/// `tsconfig*.json`, `jsconfig*.json`, `go.mod`, `go.work`, `compile_commands.json`).
-/// Otherwise it builds them again, as a run without a cache does, and keeps those.
+/// run is still the index's latest (no other process wrote it since), the run adds or
+/// removes no file, and no file the lookups read from disk changed (`package.json`,
+/// `tsconfig*.json`, `jsconfig*.json`, `go.mod`, `go.work`, `compile_commands.json`,
+/// Java sources for their `package` lines). Otherwise it builds them again, as a run
+/// without a cache does, and keeps those.
 #[derive(Default)]
 pub struct ResolverCache {
     slot: Mutex<Option<(RunKey, resolve::FileTables)>>,
@@ -136,11 +137,13 @@ impl std::fmt::Debug for ResolverCache {
 }
 
 /// True for a file the import lookups read from disk while resolving: a run that
-/// changes one builds the resolver's tables again.
+/// changes one builds the resolver's tables again. Java sources count: the package a
+/// directory's files declare is read from one of them.
 fn read_by_lookups(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     import_resolution::is_resolution_config(path)
         || matches!(name, "go.mod" | "go.work" | "compile_commands.json")
+        || name.ends_with(".java")
 }
 
 /// Progress of a run, for a progress bar or log lines. Counts are files.
@@ -1323,6 +1326,12 @@ fn write_outcome(
                 }
             }
         }
+        // Java: an import names a class by its package, which the file declares: one
+        // whose `package` line moved no longer names it (the edit keeps its file node,
+        // so the import edges into it stay unless resolved again).
+        if p.language.as_deref() == Some("java") {
+            changes.reresolve.extend(tx.imports_into_file(p.id)?);
+        }
         (kept_node, old_symbols) = tx.clear_file_for_rewrite(p.id)?;
     } else {
         *paths_changed = true;
@@ -1854,6 +1863,29 @@ mod tests {
         index(&store, &root, &opts, &|_| {}).unwrap();
         assert_eq!(cache.hits(), 3);
         assert_eq!(dump(&store), reference());
+
+        // A Java file's `package` line moves (no path does): the tables read it, so they
+        // are built again, and the import that named the old package no longer resolves.
+        write(&root, "java/a/A.java", "package a;\npublic class A {}\n");
+        write(
+            &root,
+            "java/b/B.java",
+            "package b;\nimport a.A;\nclass B { A x; }\n",
+        );
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(dump(&store), reference());
+        let hits = cache.hits();
+        write(
+            &root,
+            "java/a/A.java",
+            "package elsewhere;\npublic class A {}\n",
+        );
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        assert_eq!(cache.hits(), hits);
+        let now = dump(&store);
+        let import = "edge file:java/b/B.java imports file:java/a/A.java specifier";
+        assert!(!now.contains(&import.to_string()), "{now:#?}");
+        assert_eq!(now, reference());
 
         // Two sources beside one header define the function (ambiguous), then one goes:
         // the call resolves to the other.

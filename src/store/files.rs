@@ -779,6 +779,17 @@ impl<'c> IndexTx<'c> {
         )
     }
 
+    /// Imports written in other files that resolved to `file_id` (their edges point at
+    /// its `file` node, which an edit keeps).
+    pub fn imports_into_file(&self, file_id: i64) -> Result<Vec<i64>, StoreError> {
+        self.ids(
+            "SELECT DISTINCT e.ref_id FROM edges e JOIN nodes d ON d.id = e.dst_id
+             WHERE d.file_id = ?1 AND d.kind = 'file' AND e.kind = 'imports'
+               AND e.file_id <> ?1 AND e.ref_id IS NOT NULL",
+            file_id,
+        )
+    }
+
     /// References written in other files than `file_id` whose edges point at one of
     /// `nodes`: they must be resolved again once those nodes are deleted.
     pub fn refs_into_nodes(&self, file_id: i64, nodes: &[i64]) -> Result<Vec<i64>, StoreError> {
@@ -1137,14 +1148,14 @@ impl<'c> IndexTx<'c> {
         let path_and_language = Arc::clone(&file.1);
         *slot = Some(file);
         if let Some(build) = self.search_build.borrow().as_ref() {
-            build.send(super::search_build::Row {
+            build.send(super::search_build::Row::new(
                 id,
-                name: n.name.to_string(),
-                qualified_name: n.qualified_name.to_string(),
-                signature: n.signature.map(str::to_string),
-                kind: n.kind.to_string(),
-                file: path_and_language,
-            });
+                n.name,
+                n.qualified_name,
+                n.kind,
+                n.signature,
+                path_and_language,
+            ));
             return Ok(());
         }
         let columns = super::symbol_search::search_columns(

@@ -37,15 +37,67 @@ const SHADOW_TABLES: [&str; 4] = [
     "symbol_search_config",
 ];
 
-/// The parts of one node's search row (see [`search_columns`]).
+/// The parts of one node's search row (see [`search_columns`]), packed: a kernel build
+/// holds 860k of them while the parsing lasts, and four strings each (with their
+/// allocations) came to about twice the memory of one.
 pub(super) struct Row {
     pub id: i64,
-    pub name: String,
-    pub qualified_name: String,
-    pub signature: Option<String>,
-    pub kind: String,
+    /// The name, qualified name, kind and signature, one after the other.
+    text: Box<str>,
+    /// Where the qualified name, the kind and the signature start in `text`.
+    starts: [u32; 3],
+    has_signature: bool,
     /// The file's path parts and language, shared by its nodes.
     pub file: Arc<(String, String)>,
+}
+
+impl Row {
+    /// Packs the parts of node `id`'s row.
+    ///
+    /// Panics: when the texts together exceed 4 GiB (a node's are at most a line each).
+    pub fn new(
+        id: i64,
+        name: &str,
+        qualified_name: &str,
+        kind: &str,
+        signature: Option<&str>,
+        file: Arc<(String, String)>,
+    ) -> Row {
+        let signature_text = signature.unwrap_or("");
+        let mut text = String::with_capacity(
+            name.len() + qualified_name.len() + kind.len() + signature_text.len(),
+        );
+        let mut starts = [0u32; 3];
+        for (i, part) in [name, qualified_name, kind].into_iter().enumerate() {
+            text.push_str(part);
+            starts[i] = u32::try_from(text.len()).expect("a node's texts fit in 4 GiB");
+        }
+        text.push_str(signature_text);
+        Row {
+            id,
+            text: text.into_boxed_str(),
+            starts,
+            has_signature: signature.is_some(),
+            file,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.text[..self.starts[0] as usize]
+    }
+
+    pub fn qualified_name(&self) -> &str {
+        &self.text[self.starts[0] as usize..self.starts[1] as usize]
+    }
+
+    pub fn kind(&self) -> &str {
+        &self.text[self.starts[1] as usize..self.starts[2] as usize]
+    }
+
+    pub fn signature(&self) -> Option<&str> {
+        self.has_signature
+            .then(|| &self.text[self.starts[2] as usize..])
+    }
 }
 
 /// A `symbol_search` table being built beside a build from nothing.
@@ -173,10 +225,10 @@ fn build(
     let tx = conn.transaction()?;
     for row in rows {
         let columns = search_columns(
-            &row.name,
-            &row.qualified_name,
-            row.signature.as_deref(),
-            &row.kind,
+            row.name(),
+            row.qualified_name(),
+            row.signature(),
+            row.kind(),
             &row.file.0,
             &row.file.1,
         );
@@ -200,14 +252,37 @@ mod tests {
     }
 
     fn row(id: i64, name: &str, file: &Arc<(String, String)>) -> Row {
-        Row {
-            id,
-            name: name.into(),
-            qualified_name: name.into(),
-            signature: None,
-            kind: "function".into(),
-            file: Arc::clone(file),
-        }
+        Row::new(id, name, name, "function", None, Arc::clone(file))
+    }
+
+    #[test]
+    fn a_packed_row_gives_back_its_parts() {
+        let file = Arc::new(("a py".to_string(), "python".to_string()));
+        let r = Row::new(
+            7,
+            "größe",
+            "Box::größe",
+            "method",
+            Some("fn größe(&self) -> usize"),
+            Arc::clone(&file),
+        );
+        assert_eq!(
+            (r.id, r.name(), r.qualified_name(), r.kind(), r.signature()),
+            (
+                7,
+                "größe",
+                "Box::größe",
+                "method",
+                Some("fn größe(&self) -> usize")
+            )
+        );
+        let r = Row::new(8, "", "", "file", None, Arc::clone(&file));
+        assert_eq!(
+            (r.name(), r.qualified_name(), r.kind(), r.signature()),
+            ("", "", "file", None)
+        );
+        let r = Row::new(9, "f", "m.f", "function", Some(""), file);
+        assert_eq!(r.signature(), Some(""));
     }
 
     /// A build that fails before the parsing ends drops its search build unstarted:
