@@ -955,7 +955,11 @@ fn run(cli: Cli) -> Result<i32> {
             let (first, more) = roots
                 .split_first()
                 .context("serve needs a workspace root")?;
-            let ws = Arc::new(open_workspace(first, &g)?);
+            // A served workspace keeps its resolver's file tables between its runs.
+            let ws = Arc::new(
+                Workspace::open(first, g.db.as_deref(), options(&g).with_resolver_cache())
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+            );
             let db = ws.store().path().to_path_buf();
             let server = constellation::mcp::Server::new(ws, options(&g))
                 .with_roots(more)

@@ -58,6 +58,18 @@ pub struct IndexOptions {
     pub resolver_cache: Option<Arc<ResolverCache>>,
 }
 
+impl IndexOptions {
+    /// These options with a [`ResolverCache`] of their own, for one long-lived workspace
+    /// (a served root: an edit seen by the file watch then resolves without reading
+    /// every path again). A one-shot command gains nothing from one.
+    pub fn with_resolver_cache(self) -> IndexOptions {
+        IndexOptions {
+            resolver_cache: Some(Arc::new(ResolverCache::default())),
+            ..self
+        }
+    }
+}
+
 /// The resolver's file tables ([`resolve::FileTables`]) kept between the runs of one
 /// process, with the run they describe (its generation and start time: a database
 /// built again from nothing restarts its generations). A run uses them only when that

@@ -104,7 +104,11 @@ impl Server {
             if others.contains_key(&canonical) {
                 continue;
             }
-            let ws = Arc::new(Workspace::open(&canonical, None, self.options.clone())?);
+            let ws = Arc::new(Workspace::open(
+                &canonical,
+                None,
+                self.options.clone().with_resolver_cache(),
+            )?);
             others.insert(canonical.clone(), ws);
             drop(others);
             self.add_allowed_roots(std::iter::once(canonical.as_path()), "serve");
@@ -322,7 +326,11 @@ impl Server {
             return Ok(Arc::clone(ws));
         }
         // Another root never shares the server's --db file: it gets its own.
-        let ws = Arc::new(Workspace::open(&canonical, None, self.options.clone())?);
+        let ws = Arc::new(Workspace::open(
+            &canonical,
+            None,
+            self.options.clone().with_resolver_cache(),
+        )?);
         self.start_watch(&ws);
         others.insert(canonical, Arc::clone(&ws));
         Ok(ws)

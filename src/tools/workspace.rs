@@ -86,12 +86,6 @@ impl Workspace {
             index::worktree::seed_from_sibling(&db, &root);
         }
         let store = open_or_recover(&db, Store::open, StoreError::is_corrupt)?;
-        // Each workspace keeps its resolver's file tables between its runs (an edit
-        // seen by the file watch then resolves without reading every path again).
-        let mut options = options;
-        options
-            .resolver_cache
-            .get_or_insert_with(|| Arc::new(index::ResolverCache::default()));
         Ok(Workspace {
             root,
             store,
