@@ -856,18 +856,16 @@ fn index_walked(
         }
     }
     // A manifest or tsconfig that came, went or moved may change any import.
-    let configs_moved = to_read
-        .iter()
-        .map(|(w, _)| w.path.as_str())
-        .chain(removed.iter().map(|s| s.path.as_str()))
-        .any(import_resolution::is_resolution_config);
+    let touched = || {
+        to_read
+            .iter()
+            .map(|(w, _)| w.path.as_str())
+            .chain(removed.iter().map(|s| s.path.as_str()))
+    };
+    let configs_moved = touched().any(import_resolution::is_resolution_config);
     // The kept tables serve when no file came or went and no file the lookups read
     // changed; taken out now, put back only after the commit.
-    let lookups_moved = to_read
-        .iter()
-        .map(|(w, _)| w.path.as_str())
-        .chain(removed.iter().map(|s| s.path.as_str()))
-        .any(read_by_lookups);
+    let lookups_moved = touched().any(read_by_lookups);
     let cache = opts.resolver_cache.as_deref();
     let kept = match cache {
         Some(c) => c
