@@ -471,6 +471,7 @@ fn options(g: &Global) -> IndexOptions {
         scip: Vec::new(),
         shard: None,
         resolver_cache: None,
+        skip_totals: false,
     }
 }
 

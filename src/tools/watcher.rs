@@ -7,7 +7,11 @@
 //! directory, not hidden paths, which the walk skips) and wakes a refresher thread.
 //! That thread waits until the tree has been quiet for [`QUIET`] (a branch switch or a
 //! rebase that touches hundreds of files becomes one batch), then runs an incremental
-//! index run. The callback also lists the paths the events name (up to [`MAX_LISTED`]):
+//! index run. While a tool call waits for that run and every file written since the
+//! last run has been closed again (inotify's `IN_CLOSE_WRITE`, a removal or a rename:
+//! no writer is part-way through a file), the quiet shrinks to [`SETTLED_QUIET`]: the
+//! call is not kept waiting for writes that are over. Platforms that report no close
+//! events keep [`QUIET`]. The callback also lists the paths the events name (up to [`MAX_LISTED`]):
 //! when each is a file the index holds, the run stats only them and walks nothing
 //! ([`crate::index::index_paths`]); a new path, a directory or a longer list makes it an
 //! ordinary run with a walk of the tree, and so does a write to an ignore file
@@ -31,14 +35,14 @@
 //! cannot be started (no inotify watches left, say), [`Watch::start`] fails and the
 //! caller keeps the per-call check.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify::event::EventKind;
+use notify::event::{AccessKind, AccessMode, CreateKind, EventKind, ModifyKind};
 use notify::{Event, RecursiveMode, Watcher as _};
 
 use crate::index::IndexReport;
@@ -69,9 +73,78 @@ pub const MAX_LISTED: usize = 1_000;
 /// event, `None` once it may have missed one (or listed more than [`MAX_LISTED`]).
 type Changed = Arc<Mutex<Option<BTreeSet<PathBuf>>>>;
 
+/// What wakes the refresher thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wake {
+    /// A relevant event was counted: the quiet starts again.
+    Event,
+    /// A file was closed after writing: the writes may have settled.
+    Closed,
+    /// A tool call began waiting for the next run.
+    Call,
+}
+
+/// The indexable files written since the last run began and not closed since: no
+/// close after writing (`IN_CLOSE_WRITE`), removal or rename came after their last
+/// write or creation. Empty (and known) means no writer is part-way through a file.
+#[derive(Debug, Default)]
+struct Writes {
+    open: HashSet<PathBuf>,
+    /// An event of unknown kind, an error or lost events since the last run began, or
+    /// more than [`MAX_LISTED`] files open: settled only after the next run begins.
+    unknown: bool,
+}
+
+impl Writes {
+    /// Follows one event (already known to concern the tree; paths the index cannot
+    /// hold are skipped).
+    fn note(&mut self, event: &Event, root: &Path, own_files: &[PathBuf]) {
+        let paths = event
+            .paths
+            .iter()
+            .filter(|p| indexable_path(p, root, own_files));
+        match event.kind {
+            EventKind::Access(AccessKind::Close(AccessMode::Write))
+            | EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Name(_)) => {
+                for p in paths {
+                    self.open.remove(p);
+                }
+            }
+            EventKind::Access(_)
+            | EventKind::Create(CreateKind::Folder)
+            | EventKind::Modify(ModifyKind::Metadata(_)) => {}
+            EventKind::Create(_) | EventKind::Modify(_) => {
+                self.open.extend(paths.cloned());
+                if self.open.len() > MAX_LISTED {
+                    self.lost();
+                }
+            }
+            EventKind::Any | EventKind::Other => self.lost(),
+        }
+    }
+
+    /// Nothing is known of the writes until the next run begins.
+    fn lost(&mut self) {
+        self.open.clear();
+        self.unknown = true;
+    }
+
+    /// Whether every file written since the last run began has been closed.
+    fn settled(&self) -> bool {
+        !self.unknown && self.open.is_empty()
+    }
+}
+
 /// How long the tree must be quiet before the refresher re-indexes (milliseconds of
 /// no relevant event).
 pub const QUIET: Duration = Duration::from_millis(50);
+
+/// The quiet that starts a run while a tool call waits for it and no file written
+/// since the last run is still open for writing (see [`Writes`]). Long enough for the
+/// next file of a checkout to follow (git writes them back to back), short beside an
+/// edit's run.
+pub const SETTLED_QUIET: Duration = Duration::from_millis(5);
 
 /// How long a tool call that finds events pending waits for the background run before
 /// it runs the index itself.
@@ -96,6 +169,10 @@ pub struct FreshnessCounters {
     background_walks: AtomicU64,
     /// Whether the watcher reported an error or a lost-events notice since the start.
     degraded: AtomicBool,
+    /// Tool calls waiting in [`FreshnessCounters::wait_current`] now.
+    waiting: AtomicUsize,
+    /// Wakes the refresher thread when a call starts waiting (set by [`Watch::start`]).
+    waker: Mutex<Option<mpsc::Sender<Wake>>>,
 }
 
 impl FreshnessCounters {
@@ -117,7 +194,23 @@ impl FreshnessCounters {
 
     /// Waits until [`FreshnessCounters::is_current`] holds, at most `timeout`; returns
     /// whether it does.
+    ///
+    /// While it waits, the refresher starts the run after [`SETTLED_QUIET`] instead of
+    /// [`QUIET`] when every written file has been closed.
     pub fn wait_current(&self, timeout: Duration) -> bool {
+        if self.is_current() {
+            return true;
+        }
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        if let Some(waker) = self.waker.lock().ok().and_then(|w| w.clone()) {
+            let _ = waker.send(Wake::Call);
+        }
+        let current = self.wait_current_inner(timeout);
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        current
+    }
+
+    fn wait_current_inner(&self, timeout: Duration) -> bool {
         let deadline = std::time::Instant::now() + timeout;
         let mut held = self.ran.0.lock().unwrap_or_else(|p| p.into_inner());
         while !self.is_current() {
@@ -195,14 +288,32 @@ impl Watch {
         counters: Arc<FreshnessCounters>,
     ) -> Result<Watch, notify::Error> {
         let root = root.to_path_buf();
-        let (wake, woken) = mpsc::channel::<()>();
+        let (wake, woken) = mpsc::channel::<Wake>();
+        if let Ok(mut waker) = counters.waker.lock() {
+            *waker = Some(wake.clone());
+        }
         let seen = Arc::clone(&counters);
         let handler_root = root.clone();
         // The first run walks: nothing is known of the tree before the watch.
         let changed: Changed = Arc::new(Mutex::new(None));
         let listing = Arc::clone(&changed);
+        let writes = Arc::new(Mutex::new(Writes::default()));
+        let writing = Arc::clone(&writes);
         let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| {
+            if let Ok(mut w) = writing.lock() {
+                match &res {
+                    Ok(event) if !event.need_rescan() => w.note(event, &handler_root, &own_files),
+                    _ => w.lost(),
+                }
+            }
             let relevant = match &res {
+                Ok(event)
+                    if event.kind == EventKind::Access(AccessKind::Close(AccessMode::Write)) =>
+                {
+                    // Not a change: the end of one (see `Writes`).
+                    let _ = wake.send(Wake::Closed);
+                    false
+                }
                 Ok(event) if event.need_rescan() => {
                     forget_changes(&listing);
                     if !seen.degraded.swap(true, Ordering::Relaxed) {
@@ -235,16 +346,42 @@ impl Watch {
             };
             if relevant {
                 seen.events.fetch_add(1, Ordering::SeqCst);
-                let _ = wake.send(());
+                let _ = wake.send(Wake::Event);
             }
         })?;
         watcher.watch(&root, RecursiveMode::Recursive)?;
         let weak = Arc::downgrade(target);
+        let pending = Pending {
+            changed,
+            writes,
+            quiet: QUIET,
+        };
         std::thread::Builder::new()
             .name("constellation-refresher".into())
-            .spawn(move || refresher(weak, counters, changed, woken))
+            .spawn(move || refresher(weak, counters, pending, woken))
             .map_err(notify::Error::io)?;
         Ok(Watch { _watcher: watcher })
+    }
+}
+
+/// What the watcher's callback gathers for the refresher's next run.
+struct Pending {
+    changed: Changed,
+    writes: Arc<Mutex<Writes>>,
+    /// The quiet after the last event ([`QUIET`]; tests shorten or lengthen it).
+    quiet: Duration,
+}
+
+impl Pending {
+    /// The quiet the next run waits for: [`SETTLED_QUIET`] while a call waits and the
+    /// writes have settled, else `self.quiet`.
+    fn quiet_now(&self, counters: &FreshnessCounters) -> Duration {
+        let settled = || self.writes.lock().is_ok_and(|w| w.settled());
+        if counters.waiting.load(Ordering::SeqCst) > 0 && settled() {
+            SETTLED_QUIET.min(self.quiet)
+        } else {
+            self.quiet
+        }
     }
 }
 
@@ -253,15 +390,25 @@ impl Watch {
 fn refresher<R: Refresh>(
     target: Weak<R>,
     counters: Arc<FreshnessCounters>,
-    changed: Changed,
-    woken: mpsc::Receiver<()>,
+    pending: Pending,
+    woken: mpsc::Receiver<Wake>,
 ) {
+    let Pending {
+        changed, writes, ..
+    } = &pending;
+    let mut last_event = Instant::now();
     loop {
-        // Drain: wait for QUIET without an event.
+        // Drain: wait for the quiet after the last event (shorter once a call waits
+        // and the writes are over; a close or a call wakes this to look again).
         loop {
-            match woken.recv_timeout(QUIET) {
-                Ok(()) => continue,
-                Err(RecvTimeoutError::Timeout) => break,
+            let left = (last_event + pending.quiet_now(&counters))
+                .saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            match woken.recv_timeout(left) {
+                Ok(Wake::Event) => last_event = Instant::now(),
+                Ok(Wake::Closed | Wake::Call) | Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
         }
@@ -278,11 +425,15 @@ fn refresher<R: Refresh>(
                 Ok(mut list) => list.replace(BTreeSet::new()),
                 Err(_) => None,
             };
+            // The run reads what is on disk now; writes after this are followed anew.
+            if let Ok(mut w) = writes.lock() {
+                *w = Writes::default();
+            }
             let listed: Option<Vec<PathBuf>> = listed.map(|set| set.into_iter().collect());
             let result = target.refresh_now(listed.as_deref(), events_at_start);
             if result.is_err() {
                 // The listed paths were not indexed: the next run walks.
-                forget_changes(&changed);
+                forget_changes(changed);
             }
             match result {
                 Ok(r) => {
@@ -307,8 +458,10 @@ fn refresher<R: Refresh>(
             }
         }
         // Sleep until the next event.
-        if woken.recv().is_err() {
-            return;
+        match woken.recv() {
+            Ok(Wake::Event) => last_event = Instant::now(),
+            Ok(Wake::Closed | Wake::Call) => {}
+            Err(_) => return,
         }
     }
 }
@@ -547,6 +700,154 @@ mod tests {
             "woken by the run"
         );
         t.join().unwrap();
+    }
+
+    #[test]
+    fn writes_settle_when_every_written_file_is_closed_removed_or_renamed() {
+        let root = Path::new("/ws");
+        let own = vec![PathBuf::from("/ws/.constellation/index.db")];
+        let close = EventKind::Access(AccessKind::Close(AccessMode::Write));
+        let data = EventKind::Modify(ModifyKind::Data(notify::event::DataChange::Any));
+        let mut w = Writes::default();
+        assert!(w.settled(), "nothing written");
+        // An append: written, then closed.
+        w.note(&event(data, "/ws/a.c"), root, &own);
+        assert!(!w.settled(), "a.c is open for writing");
+        w.note(&event(close, "/ws/a.c"), root, &own);
+        assert!(w.settled());
+        // An editor's atomic save: a temporary file written and closed, renamed over.
+        w.note(
+            &event(EventKind::Create(CreateKind::File), "/ws/b.c.tmp"),
+            root,
+            &own,
+        );
+        w.note(&event(data, "/ws/b.c.tmp"), root, &own);
+        assert!(!w.settled());
+        let rename = Event::new(EventKind::Modify(ModifyKind::Name(
+            notify::event::RenameMode::Both,
+        )))
+        .add_path(PathBuf::from("/ws/b.c.tmp"))
+        .add_path(PathBuf::from("/ws/b.c"));
+        w.note(&rename, root, &own);
+        assert!(w.settled(), "a renamed file is whole");
+        // Two files written, one closed; then the other removed.
+        w.note(&event(data, "/ws/c.c"), root, &own);
+        w.note(&event(data, "/ws/d.c"), root, &own);
+        w.note(&event(close, "/ws/c.c"), root, &own);
+        assert!(!w.settled(), "d.c is still open");
+        w.note(
+            &event(
+                EventKind::Remove(notify::event::RemoveKind::File),
+                "/ws/d.c",
+            ),
+            root,
+            &own,
+        );
+        assert!(w.settled());
+        // Reads, metadata, directories, hidden paths and the database change nothing.
+        for (kind, path) in [
+            (EventKind::Access(AccessKind::Any), "/ws/e.c"),
+            (
+                EventKind::Modify(ModifyKind::Metadata(notify::event::MetadataKind::Any)),
+                "/ws/e.c",
+            ),
+            (EventKind::Create(CreateKind::Folder), "/ws/sub"),
+            (data, "/ws/.git/index"),
+            (data, "/ws/.constellation/index.db-wal"),
+        ] {
+            w.note(&event(kind, path), root, &own);
+            assert!(w.settled(), "{kind:?} {path}");
+        }
+        // An event of unknown kind: not settled until the next run starts afresh.
+        w.note(&event(EventKind::Any, "/ws/f.c"), root, &own);
+        w.note(&event(close, "/ws/f.c"), root, &own);
+        assert!(!w.settled(), "unknown");
+        // Too many open files to follow: the same.
+        let mut w = Writes::default();
+        for i in 0..=MAX_LISTED {
+            w.note(&event(data, &format!("/ws/g{i}.c")), root, &own);
+        }
+        assert!(w.unknown && w.open.is_empty() && !w.settled());
+    }
+
+    /// A refresh target that counts its runs and marks each finished on `counters`.
+    struct Counting {
+        counters: Arc<FreshnessCounters>,
+        runs: AtomicU64,
+    }
+
+    impl Refresh for Counting {
+        fn refresh_now(
+            &self,
+            _changed: Option<&[PathBuf]>,
+            events_at_start: u64,
+        ) -> Result<IndexReport, String> {
+            self.runs.fetch_add(1, Ordering::SeqCst);
+            self.counters.note_run(events_at_start);
+            Ok(IndexReport::default())
+        }
+    }
+
+    #[test]
+    fn a_waiting_call_cuts_the_quiet_short_once_the_writes_are_closed() {
+        // A quiet of an hour: a run before it only comes from the settled path.
+        let counters = Arc::new(FreshnessCounters::default());
+        let target = Arc::new(Counting {
+            counters: Arc::clone(&counters),
+            runs: AtomicU64::new(0),
+        });
+        let (wake, woken) = mpsc::channel::<Wake>();
+        *counters.waker.lock().unwrap() = Some(wake.clone());
+        let writes = Arc::new(Mutex::new(Writes::default()));
+        let pending = Pending {
+            changed: Arc::new(Mutex::new(Some(BTreeSet::new()))),
+            writes: Arc::clone(&writes),
+            quiet: Duration::from_secs(3600),
+        };
+        let weak = Arc::downgrade(&target);
+        let thread_counters = Arc::clone(&counters);
+        let refresher =
+            std::thread::spawn(move || refresher(weak, thread_counters, pending, woken));
+        let event = |kind: EventKind| {
+            writes.lock().unwrap().note(
+                &super::tests::event(kind, "/ws/a.c"),
+                Path::new("/ws"),
+                &[],
+            );
+            if !matches!(kind, EventKind::Access(_)) {
+                counters.events.fetch_add(1, Ordering::SeqCst);
+                wake.send(Wake::Event).unwrap();
+            } else {
+                wake.send(Wake::Closed).unwrap();
+            }
+        };
+        let data = EventKind::Modify(ModifyKind::Data(notify::event::DataChange::Any));
+        let close = EventKind::Access(AccessKind::Close(AccessMode::Write));
+        // The watch's first run waits for the quiet: a call cuts it short (nothing written).
+        assert!(counters.wait_current(Duration::from_secs(20)), "first run");
+        assert_eq!(target.runs.load(Ordering::SeqCst), 1);
+        // A write still open: the waiting call times out, no run.
+        event(data);
+        assert!(!counters.wait_current(Duration::from_millis(300)));
+        assert_eq!(
+            target.runs.load(Ordering::SeqCst),
+            1,
+            "a writer is mid-file"
+        );
+        // Once closed, a call gets its run at once.
+        event(close);
+        assert!(counters.wait_current(Duration::from_secs(20)));
+        assert_eq!(target.runs.load(Ordering::SeqCst), 2);
+        // Without a waiting call, a closed write waits for the whole quiet.
+        event(data);
+        event(close);
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(target.runs.load(Ordering::SeqCst), 2, "nobody waits: batch");
+        assert!(counters.wait_current(Duration::from_secs(20)));
+        assert_eq!(target.runs.load(Ordering::SeqCst), 3);
+        drop(wake);
+        *counters.waker.lock().unwrap() = None;
+        refresher.join().unwrap();
     }
 
     #[test]

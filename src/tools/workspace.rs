@@ -192,8 +192,10 @@ impl Workspace {
             .index_lock
             .lock()
             .map_err(|_| ToolError::Internal("index lock poisoned".into()))?;
+        // The watch's runs report to nobody but the log: no totals to count.
         let opts = IndexOptions {
             full,
+            skip_totals: watched.is_some(),
             ..self.options.clone()
         };
         let (changed, events_at_start) = match watched {
