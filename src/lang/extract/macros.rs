@@ -28,6 +28,19 @@
 //!    body's calls then hang off that bogus name; these words are reserved identifiers
 //!    that expand to attributes or nothing, so blanking them loses no code.
 //!
+//! 5. a loop macro that ends a `do` body in place of `while`
+//!    (`do { .. } while_each_thread(g, t);` in the Linux kernel): the letters after
+//!    `while` are blanked, leaving `while (g, t);`, a comma expression as the condition.
+//!    Unread, the grammar's error swallowed every definition after it in the file
+//!    (`kernel/exit.c` lost the last 380 lines);
+//! 6. at file scope, a line holding nothing but an invocation of a lower-case macro
+//!    without a semicolon (`module_init(f)`, `module_exit(f)` in the kernel), under the
+//!    conditions of rule 1, unless a type keyword follows (`main(argc, argv)` then
+//!    `int argc;` is an old-style definition). The grammar read `module_init(f)
+//!    module_exit(g)` as a definition of a function `module_exit` spanning the lines
+//!    after it. No declaration at file scope is a bare `name(args)`: C99 has no
+//!    implicit `int`.
+//!
 //! A macro here is an identifier of capital letters, digits and underscores with at least
 //! three characters and one capital (`SQLITE_API`, `V8_EXPORT`; not `FILE` followed by a
 //! name, which rule 3 leaves alone as it may be a type). One pass over the bytes; a copy
@@ -152,6 +165,25 @@ const ANNOTATION_FIRST_BYTES: [bool; 256] = {
     table
 };
 
+/// Words that may start an old-style parameter declaration (rule 6 keeps an invocation
+/// line followed by one: it may be a K&R definition's head).
+const PARAMETER_TYPE_KEYWORDS: &[&[u8]] = &[
+    b"int",
+    b"char",
+    b"unsigned",
+    b"signed",
+    b"long",
+    b"short",
+    b"double",
+    b"float",
+    b"struct",
+    b"union",
+    b"enum",
+    b"register",
+    b"const",
+    b"volatile",
+];
+
 /// Most lines a rule-1 invocation's arguments may span.
 const MAX_INVOCATION_LINES: usize = 32;
 
@@ -161,13 +193,29 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
     let tokens = tokenize(source);
     // The last token of the latest rule-1 invocation: it ends a statement too.
     let mut invocation_end: Option<usize> = None;
+    // Braces open before the current token (rule 6 acts at file scope only).
+    let mut depth = 0usize;
     for (index, token) in tokens.iter().enumerate() {
         let Token::Word { start, end } = *token else {
+            match token {
+                Token::Punct { byte: b'{', .. } => depth += 1,
+                Token::Punct { byte: b'}', .. } => depth = depth.saturating_sub(1),
+                _ => {}
+            }
             continue;
         };
         let word = &source[start..end];
         let previous = index.checked_sub(1).map(|i| &tokens[i]);
         let next = tokens.get(index + 1);
+        // Rule 5: `} while_each_thread(..)` ending a `do` body reads as `} while (..)`.
+        if word.len() > 6
+            && word.starts_with(b"while_")
+            && matches!(previous, Some(Token::Punct { byte: b'}', .. }))
+            && matches!(next, Some(Token::Punct { byte: b'(', .. }))
+        {
+            blanks.push((start + 5, end));
+            continue;
+        }
         // Rule 4: an annotation, with its arguments, unless it is a member's name.
         if word
             .first()
@@ -186,13 +234,24 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
             }
             continue;
         }
-        if !is_macro_name(word) {
-            continue;
-        }
         let word_at = |i: usize| match tokens.get(i) {
             Some(Token::Word { start, end }) => Some(&source[*start..*end]),
             _ => None,
         };
+        if !is_macro_name(word) {
+            // Rule 6: a lower-case macro's invocation line at file scope.
+            if depth == 0 && !is_keyword(word) {
+                if let Some(last) = invocation_line(source, &tokens, index, invocation_end) {
+                    let declares =
+                        word_at(last + 1).is_some_and(|w| PARAMETER_TYPE_KEYWORDS.contains(&w));
+                    if matches!(next, Some(Token::Punct { byte: b'(', .. })) && !declares {
+                        blanks.push((start, token_end(&tokens[last])));
+                        invocation_end = Some(last);
+                    }
+                }
+            }
+            continue;
+        }
         // Rule 2: `class MACRO.. Name :` / `{` / `final`: this macro and any after it up
         // to the name.
         let mut first = index;
@@ -236,38 +295,10 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
             continue;
         }
         // Rule 1: the macro starts its line and its invocation ends it.
-        let after_statement = match previous {
-            None | Some(Token::Directive) => true,
-            Some(Token::Punct {
-                byte: b';' | b'{' | b'}',
-                ..
-            }) => true,
-            _ => invocation_end == Some(index - 1),
-        };
-        if !starts_line(source, start) || !after_statement {
-            continue;
+        if let Some(last) = invocation_line(source, &tokens, index, invocation_end) {
+            blanks.push((start, token_end(&tokens[last])));
+            invocation_end = Some(last);
         }
-        let mut last = index;
-        if let Some(Token::Punct { at, byte: b'(' }) = next {
-            match matching_paren(&tokens, index + 1) {
-                Some(close)
-                    if line_span(source, *at, token_end(&tokens[close]))
-                        <= MAX_INVOCATION_LINES =>
-                {
-                    last = close
-                }
-                _ => continue,
-            }
-        }
-        let end_byte = token_end(&tokens[last]);
-        if !ends_line(source, end_byte) {
-            continue;
-        }
-        if let Some(Token::Punct { byte: b'{', .. }) = tokens.get(last + 1) {
-            continue;
-        }
-        blanks.push((start, end_byte));
-        invocation_end = Some(last);
     }
     if blanks.is_empty() {
         return Cow::Borrowed(source);
@@ -281,6 +312,75 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Rules 1 and 6: when the word at `index` starts its line after the end of a
+/// statement (`;`, `{`, `}`, a directive, the file start or the invocation that ended
+/// at `invocation_end`), and the word with its argument list, if any, ends the line
+/// without opening a body (`{` next), the index of its last token.
+fn invocation_line(
+    source: &[u8],
+    tokens: &[Token],
+    index: usize,
+    invocation_end: Option<usize>,
+) -> Option<usize> {
+    let Token::Word { start, .. } = tokens[index] else {
+        return None;
+    };
+    let after_statement = match index.checked_sub(1).map(|i| &tokens[i]) {
+        None | Some(Token::Directive) => true,
+        Some(Token::Punct {
+            byte: b';' | b'{' | b'}',
+            ..
+        }) => true,
+        _ => invocation_end == Some(index - 1),
+    };
+    if !after_statement || !starts_line(source, start) {
+        return None;
+    }
+    let mut last = index;
+    if let Some(Token::Punct { at, byte: b'(' }) = tokens.get(index + 1) {
+        let close = matching_paren(tokens, index + 1)?;
+        if line_span(source, *at, token_end(&tokens[close])) > MAX_INVOCATION_LINES {
+            return None;
+        }
+        last = close;
+    }
+    if !ends_line(source, token_end(&tokens[last])) {
+        return None;
+    }
+    if let Some(Token::Punct { byte: b'{', .. }) = tokens.get(last + 1) {
+        return None;
+    }
+    Some(last)
+}
+
+/// C and C++ keywords that may stand before `(` at file scope (`typedef`, `asm`, ...):
+/// never a macro invocation for rule 6.
+fn is_keyword(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"asm"
+            | b"__asm__"
+            | b"__asm"
+            | b"typedef"
+            | b"static_assert"
+            | b"_Static_assert"
+            | b"__attribute__"
+            | b"decltype"
+            | b"alignas"
+            | b"_Alignas"
+            | b"sizeof"
+            | b"return"
+            | b"if"
+            | b"while"
+            | b"for"
+            | b"switch"
+            | b"extern"
+            | b"namespace"
+            | b"template"
+            | b"operator"
+    )
 }
 
 /// True when the token before a word is `.`, `->` or `::`: the word names a member.
@@ -524,6 +624,44 @@ mod tests {
             "x.__init = 1;\np->__user = 2;\nA::__weak();\n",
             "# define __acquires(x) __attribute__((context(x,0,1)))\n",
             "return __cond_lock(lock, do_raw_spin_trylock(lock));\n",
+        ] {
+            assert_eq!(blanked(kept), kept);
+        }
+    }
+
+    #[test]
+    fn loop_macros_ending_a_do_body_read_as_while() {
+        // kernel/exit.c
+        assert_eq!(
+            blanked("\tdo {\n\t\tf(t);\n\t} while_each_thread(current, tsk);\n"),
+            "\tdo {\n\t\tf(t);\n\t} while            (current, tsk);\n"
+        );
+        for kept in [
+            "while_each_thread(g, t);\n",
+            "x = while_flag;\n",
+            "} while_x;\n",
+        ] {
+            assert_eq!(blanked(kept), kept);
+        }
+    }
+
+    #[test]
+    fn lower_case_macro_lines_at_file_scope_are_blanked() {
+        // drivers/media/rc/keymaps/*.c: no semicolons after module_init/module_exit.
+        assert_eq!(
+            blanked("}\n\nmodule_init(init_map)\nmodule_exit(exit_map)\n\nMODULE_LICENSE(\"GPL\");\nint f(void);\n"),
+            format!("}}\n\n{0}\n{0}\n\nMODULE_LICENSE(\"GPL\");\nint f(void);\n", " ".repeat(21))
+        );
+        for kept in [
+            // Inside a body: a loop macro's head, or any call.
+            "void f(void)\n{\n\tlist_for_each(p, h)\n\t\tg(p);\n}\n",
+            // An old-style definition and a definition's head on its own line.
+            "int x;\nmain(argc, argv)\n\tint argc;\n{\n}\n",
+            "static int\nfoo(int a)\n{\n}\n",
+            "int y;\nbar(void)\n{\n}\n",
+            // With a semicolon, or continued on the next line.
+            "module_init(f);\nmodule_exit(g);\n",
+            "typedef int t;\nasm(\"nop\")\n;\n",
         ] {
             assert_eq!(blanked(kept), kept);
         }
