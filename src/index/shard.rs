@@ -356,8 +356,8 @@ fn write_and_resolve(
     report.changed = true;
     report.duration_ms = started.elapsed().as_millis() as u64;
     crate::store::shard::write_meta(&tx, None)?;
+    (report.nodes, report.edges) = tx.totals(generation, true)?;
     super::commit_run(tx, started_at, true, &mut report)?;
-    super::count_totals(&conn, &mut report)?;
     Ok(report)
 }
 
