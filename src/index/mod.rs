@@ -20,7 +20,7 @@ use resolve::Changes;
 pub use resolve::Rule;
 pub use scip::ScipReport;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -1601,21 +1601,26 @@ pub fn check(
 ) -> Result<Staleness, IndexError> {
     let walk = walk::walk(root, opts)?;
     let walked = &walk.files;
-    let stored = load_files(conn)?;
-    let seen: HashSet<&str> = walked.iter().map(|w| w.path.as_str()).collect();
+    // Only the rows of files whose stat moved or that the walk missed (see `index`).
+    let (stored, _, unchanged) = load_for_walk(conn, &walk, false)?;
+    let unchanged = unchanged.unwrap_or_else(|| vec![false; walked.len()]);
+    let walked_path = |p: &str| walked.binary_search_by(|w| w.path.as_str().cmp(p)).is_ok();
     // A file hidden by a walk problem is not known to be gone (as in `index`).
     let removed = stored
         .keys()
-        .filter(|p| !seen.contains(p.as_str()))
+        .filter(|p| !walked_path(p))
         .filter(|p| !walk.problems.iter().any(|x| x.covers(p)))
         .count();
     let added = walked
         .iter()
-        .filter(|w| !stored.contains_key(&w.path))
+        .zip(&unchanged)
+        .filter(|(w, same)| !**same && !stored.contains_key(&w.path))
         .count();
     let changed = walked
         .par_iter()
-        .filter(|w| match stored.get(&w.path) {
+        .zip(unchanged.par_iter())
+        .filter(|(w, same)| match stored.get(&w.path) {
+            _ if **same => false,
             None => false,
             Some(s) if s.size == w.size as i64 && s.mtime_ns == w.mtime_ns => false,
             Some(s) if w.size > opts.max_file_size => {
