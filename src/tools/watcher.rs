@@ -264,6 +264,17 @@ impl FreshnessCounters {
 /// thread ends after its current run.
 pub struct Watch {
     _watcher: notify::RecommendedWatcher,
+    /// Its [`FreshnessCounters::waker`] is dropped with the watch, so that the
+    /// refresher's channel has no sender left and the thread ends.
+    counters: Arc<FreshnessCounters>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if let Ok(mut waker) = self.counters.waker.lock() {
+            *waker = None;
+        }
+    }
 }
 
 impl std::fmt::Debug for Watch {
@@ -351,6 +362,7 @@ impl Watch {
         })?;
         watcher.watch(&root, RecursiveMode::Recursive)?;
         let weak = Arc::downgrade(target);
+        let kept = Arc::clone(&counters);
         let pending = Pending {
             changed,
             writes,
@@ -360,7 +372,10 @@ impl Watch {
             .name("constellation-refresher".into())
             .spawn(move || refresher(weak, counters, pending, woken))
             .map_err(notify::Error::io)?;
-        Ok(Watch { _watcher: watcher })
+        Ok(Watch {
+            _watcher: watcher,
+            counters: kept,
+        })
     }
 }
 
@@ -848,6 +863,32 @@ mod tests {
         drop(wake);
         *counters.waker.lock().unwrap() = None;
         refresher.join().unwrap();
+    }
+
+    #[test]
+    fn dropping_the_watch_ends_its_refresher_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let counters = Arc::new(FreshnessCounters::default());
+        let target = Arc::new(Counting {
+            counters: Arc::clone(&counters),
+            runs: AtomicU64::new(0),
+        });
+        let watch = Watch::start(&target, dir.path(), Vec::new(), Arc::clone(&counters)).unwrap();
+        assert!(counters.wait_current(Duration::from_secs(20)), "first run");
+        assert_eq!(
+            Arc::weak_count(&target),
+            1,
+            "the refresher holds the target"
+        );
+        drop(watch);
+        let start = Instant::now();
+        while Arc::weak_count(&target) > 0 {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the refresher thread still runs after its watch was dropped"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     #[test]
