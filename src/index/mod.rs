@@ -654,7 +654,7 @@ fn load_for_walk(
     walked: &walk::Walk,
     full: bool,
 ) -> Result<(HashMap<String, StoredFile>, usize, Option<Vec<bool>>), IndexError> {
-    if full {
+    if full || !sorted_by_path(&walked.files) {
         let all = load_files(conn)?;
         let count = all.len();
         return Ok((all, count, None));
@@ -688,6 +688,12 @@ fn load_for_walk(
     ))
 }
 
+/// Whether `files` are in path order (as every walk lists them), so that they can be
+/// merged with `files` rows in path order and searched by path.
+fn sorted_by_path(files: &[WalkedFile]) -> bool {
+    files.windows(2).all(|w| w[0].path < w[1].path)
+}
+
 /// Compares the walk with the stored files. A stored file the walk did not find is
 /// removed only when no walk problem covers it: a directory that could not be listed
 /// hides its files, it does not delete them. `unchanged`: `None` when `stored` holds
@@ -700,11 +706,15 @@ fn compare<'a>(
     full: bool,
     unchanged: Option<&[bool]>,
 ) -> Plan<'a> {
-    let walked_path = |p: &str| {
-        walked
+    // A walk lists its files sorted by path; a walk a test shapes may not.
+    let unsorted: Option<std::collections::HashSet<&str>> = (!sorted_by_path(&walked.files))
+        .then(|| walked.files.iter().map(|w| w.path.as_str()).collect());
+    let walked_path = |p: &str| match &unsorted {
+        Some(set) => set.contains(p),
+        None => walked
             .files
             .binary_search_by(|w| w.path.as_str().cmp(p))
-            .is_ok()
+            .is_ok(),
     };
     let mut removed: Vec<&StoredFile> = stored
         .values()
@@ -2171,6 +2181,23 @@ mod tests {
         assert_eq!(r.files_removed, 2);
         assert_eq!(r.unreadable, 0);
         assert_eq!(count(&store, "SELECT count(*) FROM files"), 1);
+    }
+
+    #[test]
+    fn a_walk_out_of_path_order_is_compared_as_a_sorted_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        for rel in ["a.py", "b/c.py", "d.py"] {
+            write(&root, rel, "def f():\n    return 1\n");
+        }
+        let store = Store::open(&dir.path().join("index.db")).unwrap();
+        index(&store, &root, &IndexOptions::default(), &|_| {}).unwrap();
+        write(&root, "b/c.py", "def g():\n    return 2\n");
+        let mut walked = walk::walk(&root, &WalkOptions::default()).unwrap();
+        walked.files.reverse();
+        let r = run_on(&store, &root, &walked);
+        assert_eq!((r.files_seen, r.files_parsed, r.files_removed), (3, 1, 0));
+        assert_eq!(count(&store, "SELECT count(*) FROM files"), 3);
     }
 
     #[test]
