@@ -1610,44 +1610,28 @@ pub fn check(
     opts: &WalkOptions,
 ) -> Result<Staleness, IndexError> {
     let walk = walk::walk(root, opts)?;
-    let walked = &walk.files;
-    // Only the rows of files whose stat moved or that the walk missed (see `index`).
+    // Only the rows of files whose stat moved or that the walk missed, compared as
+    // `index` compares them: a new file has no row, a moved one has its row.
     let (stored, _, unchanged) = load_for_walk(conn, &walk, false)?;
-    let unchanged = unchanged.unwrap_or_else(|| vec![false; walked.len()]);
-    let walked_path = |p: &str| walked.binary_search_by(|w| w.path.as_str().cmp(p)).is_ok();
-    // A file hidden by a walk problem is not known to be gone (as in `index`).
-    let removed = stored
-        .keys()
-        .filter(|p| !walked_path(p))
-        .filter(|p| !walk.problems.iter().any(|x| x.covers(p)))
-        .count();
-    let added = walked
-        .iter()
-        .zip(&unchanged)
-        .filter(|(w, same)| !**same && !stored.contains_key(&w.path))
-        .count();
-    let changed = walked
+    let Plan { removed, to_read } = compare(&walk, &stored, false, unchanged.as_deref());
+    let added = to_read.iter().filter(|(_, prev)| prev.is_none()).count();
+    let changed = to_read
         .par_iter()
-        .zip(unchanged.par_iter())
-        .filter(|(w, same)| match stored.get(&w.path) {
-            _ if **same => false,
-            None => false,
-            Some(s) if s.size == w.size as i64 && s.mtime_ns == w.mtime_ns => false,
-            Some(s) if w.size > opts.max_file_size => {
-                !(s.status == "too_large" && s.size == w.size as i64)
+        .filter_map(|(w, prev)| prev.map(|s| (w, s)))
+        .filter(|(w, s)| {
+            if w.size > opts.max_file_size {
+                return !(s.status == "too_large" && s.size == w.size as i64);
             }
-            Some(s) => {
-                match walk::read_regular_under(root, &w.abs_path, opts.max_file_size.max(w.size)) {
-                    Ok(bytes) => s.digest.as_deref() != Some(walk::digest(&bytes).as_str()),
-                    Err(_) => true,
-                }
+            match walk::read_regular_under(root, &w.abs_path, opts.max_file_size.max(w.size)) {
+                Ok(bytes) => s.digest.as_deref() != Some(walk::digest(&bytes).as_str()),
+                Err(_) => true,
             }
         })
         .count();
     Ok(Staleness {
         added,
         changed,
-        removed,
+        removed: removed.len(),
     })
 }
 

@@ -240,11 +240,12 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
         };
         if !is_macro_name(word) {
             // Rule 6: a lower-case macro's invocation line at file scope.
-            if depth == 0 && !is_keyword(word) {
+            let invoked = matches!(next, Some(Token::Punct { byte: b'(', .. }));
+            if depth == 0 && invoked && !is_keyword(word) {
                 if let Some(last) = invocation_line(source, &tokens, index, invocation_end) {
                     let declares =
                         word_at(last + 1).is_some_and(|w| PARAMETER_TYPE_KEYWORDS.contains(&w));
-                    if matches!(next, Some(Token::Punct { byte: b'(', .. })) && !declares {
+                    if !declares {
                         blanks.push((start, token_end(&tokens[last])));
                         invocation_end = Some(last);
                     }
