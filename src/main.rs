@@ -584,6 +584,7 @@ fn refresh_or_warn(ws: &Workspace, progress: &(dyn Fn(Progress) + Sync)) -> Resu
 }
 
 fn main() {
+    constellation::store::configure_sqlite();
     let cli = Cli::parse();
     init_logging(&cli.global);
     match run(cli) {
