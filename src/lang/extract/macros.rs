@@ -40,6 +40,16 @@
 //!    module_exit(g)` as a definition of a function `module_exit` spanning the lines
 //!    after it. No declaration at file scope is a bare `name(args)`: C99 has no
 //!    implicit `int`.
+//! 7. at file scope, the storage class (and qualifiers) of a statement that is nothing
+//!    but a macro invocation whose arguments hold a call or a parenthesis
+//!    (`static SPINAND_OP_VARIANTS(read_cache_variants, OP(0, 1, NULL, 0), ..);` in the
+//!    Linux kernel's `drivers/mtd/nand/spi/*.c`): the grammar reads `static NAME(` as
+//!    a function declarator, fails on the nested parentheses and recovers with an error
+//!    that takes the whole rest of the file (`gigadevice.c` kept none of its 11
+//!    functions). Without the keyword the invocation reads as a call, its arguments as
+//!    expressions, and the definitions after it are read. Arguments without
+//!    parentheses (`static DEFINE_MUTEX(lock);`, `static FOO(x, "s", &y);`) read as a
+//!    declaration already and are left alone.
 //!
 //! A macro here is an identifier of capital letters, digits and underscores with at least
 //! three characters and one capital (`SQLITE_API`, `V8_EXPORT`; not `FILE` followed by a
@@ -295,6 +305,13 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
             blanks.push((start, end));
             continue;
         }
+        // Rule 7: `static MACRO(a, CALL(..));` at file scope: the storage class goes.
+        if depth == 0 {
+            if let Some(keywords) = storage_before_invocation(source, &tokens, index) {
+                blanks.push(keywords);
+                continue;
+            }
+        }
         // Rule 1: the macro starts its line and its invocation ends it.
         if let Some(last) = invocation_line(source, &tokens, index, invocation_end) {
             blanks.push((start, token_end(&tokens[last])));
@@ -354,6 +371,50 @@ fn invocation_line(
         return None;
     }
     Some(last)
+}
+
+/// Rule 7: when the macro word at `index` follows storage-class and qualifier keywords
+/// that start a statement (`static`, `extern`, `const`, `volatile`), and its argument
+/// list holds a parenthesis and is followed by `;`, the byte range from the first of
+/// those keywords to the end of the last.
+fn storage_before_invocation(
+    source: &[u8],
+    tokens: &[Token],
+    index: usize,
+) -> Option<(usize, usize)> {
+    let word_at = |i: usize| match tokens.get(i) {
+        Some(Token::Word { start, end }) => Some(&source[*start..*end]),
+        _ => None,
+    };
+    let mut first = index;
+    while first > 0
+        && matches!(
+            word_at(first - 1),
+            Some(b"static" | b"extern" | b"const" | b"volatile")
+        )
+    {
+        first -= 1;
+    }
+    if first == index || !matches!(word_at(first), Some(b"static" | b"extern")) {
+        return None;
+    }
+    let statement_start = match first.checked_sub(1).map(|i| &tokens[i]) {
+        None | Some(Token::Directive) => true,
+        Some(Token::Punct { byte, .. }) => matches!(byte, b';' | b'{' | b'}'),
+        _ => false,
+    };
+    if !statement_start || !matches!(tokens.get(index + 1), Some(Token::Punct { byte: b'(', .. })) {
+        return None;
+    }
+    let close = matching_paren(tokens, index + 1)?;
+    let nested = tokens[index + 2..close]
+        .iter()
+        .any(|t| matches!(t, Token::Punct { byte: b'(', .. }));
+    let ends = matches!(tokens.get(close + 1), Some(Token::Punct { byte: b';', .. }));
+    let Token::Word { start, .. } = tokens[first] else {
+        return None;
+    };
+    (nested && ends).then(|| (start, token_end(&tokens[index - 1])))
 }
 
 /// C and C++ keywords that may stand before `(` at file scope (`typedef`, `asm`, ...):
@@ -663,6 +724,34 @@ mod tests {
             // With a semicolon, or continued on the next line.
             "module_init(f);\nmodule_exit(g);\n",
             "typedef int t;\nasm(\"nop\")\n;\n",
+        ] {
+            assert_eq!(blanked(kept), kept);
+        }
+    }
+
+    #[test]
+    fn storage_before_a_file_scope_invocation_with_calls_is_blanked() {
+        // drivers/mtd/nand/spi/gigadevice.c, shortened.
+        let source = "#include <x.h>\nstatic SPINAND_OP_VARIANTS(read_cache_variants,\n\t\tOP(0, 1, NULL, 0),\n\t\tOP(false, 0, 1, NULL, 0));\n\nstatic int f(void)\n{\n}\n";
+        assert_eq!(
+            blanked(source),
+            source.replacen("static SPINAND", "       SPINAND", 1)
+        );
+        assert_eq!(
+            blanked("int x;\nstatic const FOO(a, (1 << 4));\nextern BAR(b, G(1));\n"),
+            "int x;\n             FOO(a, (1 << 4));\n       BAR(b, G(1));\n"
+        );
+        for kept in [
+            // Read as declarations already: no parenthesis among the arguments.
+            "static DEFINE_MUTEX(lock);\n",
+            "static FOO(x, \"s\", &y, 1);\n",
+            // Not a whole statement: a type macro before a declarator, an initializer.
+            "static STACK_OF(X509) *certs(FOO(a));\n",
+            "static STACK_OF(X509) *f(void)\n{\n}\n",
+            "static int x = FOO(G(1));\n",
+            // Inside a body, and after something that does not end a statement.
+            "void f(void)\n{\n\tstatic FOO(x, G(1));\n}\n",
+            "int y = 1 + static FOO(x, G(1));\n",
         ] {
             assert_eq!(blanked(kept), kept);
         }

@@ -795,6 +795,48 @@ int main(void) { printf("%d", helper(2)); s.cb(); p->run(); return 0; }
 
 /// The Linux kernel's annotation macros around a definition (net/mac80211/agg-tx.c,
 /// include/linux/spinlock_api_smp.h): the functions keep their own names and calls.
+/// The Linux kernel's `drivers/mtd/nand/spi/gigadevice.c` idiom, shortened: a
+/// file-scope `static MACRO(..)` whose arguments hold calls, then definitions.
+const C_STATIC_INVOCATION: &str = r#"static SPINAND_OP_VARIANTS(read_cache_variants,
+		SPINAND_PAGE_READ_FROM_CACHE_OP(true, 0, 1, NULL, 0),
+		SPINAND_PAGE_READ_FROM_CACHE_OP(false, 0, 1, NULL, 0));
+
+static int gd5fxgq4xa_ooblayout_ecc(struct mtd_info *mtd, int section)
+{
+	return ooblayout_check(mtd, section);
+}
+
+static int gd5fxgq4xa_ooblayout_free(struct mtd_info *mtd, int section)
+{
+	return gd5fxgq4xa_ooblayout_ecc(mtd, section);
+}
+"#;
+
+#[test]
+fn c_definitions_after_a_static_macro_invocation_with_calls_are_read() {
+    let facts = facts(Language::C, C_STATIC_INVOCATION);
+    // Before rule 7 of `macros`, the grammar's error took the whole file: no symbol.
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Function, "gd5fxgq4xa_ooblayout_ecc", 5, 8, None),
+            (Function, "gd5fxgq4xa_ooblayout_free", 10, 13, None),
+        ]
+    );
+    // The invocation reads as a call at file scope (no enclosing symbol): the macro
+    // names stay call sites that resolve only to a function of that name.
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("SPINAND_OP_VARIANTS", None, 1, None),
+            ("SPINAND_PAGE_READ_FROM_CACHE_OP", None, 2, None),
+            ("SPINAND_PAGE_READ_FROM_CACHE_OP", None, 3, None),
+            ("ooblayout_check", None, 7, Some(0)),
+            ("gd5fxgq4xa_ooblayout_ecc", None, 12, Some(1)),
+        ]
+    );
+}
+
 const C_ANNOTATED: &str = r#"static void __acquires(agg_queue)
 ieee80211_stop_queue_agg(struct ieee80211_sub_if_data *sdata, int tid)
 {
