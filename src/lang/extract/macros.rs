@@ -22,7 +22,8 @@
 //! 4. an annotation macro of the Linux kernel's kind ([`ANNOTATIONS`]: sparse's lock
 //!    context `__acquires(x)`/`__releases(x)`/`__must_hold(x)`, address spaces
 //!    `__user`/`__iomem`/`__rcu`, section and attribute shorthands `__init`,
-//!    `__lockfunc`, `__always_inline`, `__printf(1, 2)`), with its argument list, wherever
+//!    `__lockfunc`, `__always_inline`, `__printf(1, 2)`, `__packed`, `__aligned(8)`,
+//!    `__attribute_const__`), with its argument list, wherever
 //!    it stands but after `.`, `->` or `::`. The grammar reads `static void
 //!    __acquires(q) stop_queue(..) {` as a definition of a function `__acquires` whose
 //!    body's calls then hang off that bogus name; these words are reserved identifiers
@@ -94,23 +95,36 @@ const DECLARATION_KEYWORDS: &[&[u8]] = &[
 pub(super) const ANNOTATIONS: &[&[u8]] = &[
     b"__acquire",
     b"__acquires",
+    b"__aligned",
+    b"__aligned_largest",
     b"__alloc_size",
     b"__always_inline",
     b"__always_unused",
     b"__assume_aligned",
+    b"__attribute_const__",
     b"__bitwise",
     b"__cacheline_aligned",
     b"__cacheline_aligned_in_smp",
     b"__cold",
     b"__cond_acquires",
     b"__cond_releases",
+    b"__deprecated",
     b"__designated_init",
+    b"__ec_align1",
+    b"__ec_align2",
+    b"__ec_align4",
+    b"__ec_align_offset1",
+    b"__ec_align_offset2",
+    b"__ec_align_size1",
+    b"__ec_todo_packed",
+    b"__ec_todo_unpacked",
     b"__exit",
     b"__exitdata",
     b"__flatten",
     b"__force",
     b"__hot",
     b"__init",
+    b"__init_memblock",
     b"__initconst",
     b"__initdata",
     b"__iomem",
@@ -127,6 +141,8 @@ pub(super) const ANNOTATIONS: &[&[u8]] = &[
     b"__naked",
     b"__net_exit",
     b"__net_init",
+    b"__net_initconst",
+    b"__no_caller_saved_registers",
     b"__no_kcsan",
     b"__no_sanitize_address",
     b"__nocast",
@@ -134,6 +150,7 @@ pub(super) const ANNOTATIONS: &[&[u8]] = &[
     b"__noclone",
     b"__noreturn",
     b"__nostackprotector",
+    b"__packed",
     b"__percpu",
     b"__printf",
     b"__private",
@@ -141,6 +158,7 @@ pub(super) const ANNOTATIONS: &[&[u8]] = &[
     b"__randomize_layout",
     b"__rcu",
     b"__read_mostly",
+    b"__realloc_size",
     b"__ref",
     b"__refconst",
     b"__refdata",
@@ -677,6 +695,20 @@ mod tests {
         assert_eq!(
             blanked("__printf(2, 3) int log(int l, const char *f, ...);\n"),
             "               int log(int l, const char *f, ...);\n"
+        );
+        // arch/x86/include/asm/hyperv-tlfs.h, arch/arm/include/asm/cputype.h,
+        // mm/memblock.c: attribute macros before a type's or a function's name.
+        assert_eq!(
+            blanked("struct __packed hv_control {\n\tu32 a;\n} __aligned(8) c;\n"),
+            "struct          hv_control {\n\tu32 a;\n}              c;\n"
+        );
+        assert_eq!(
+            blanked("static inline unsigned int __attribute_const__ __deprecated f(void);\n"),
+            "static inline unsigned int                                  f(void);\n"
+        );
+        assert_eq!(
+            blanked("bool __init_memblock memblock_overlaps_region(int t);\n"),
+            "bool                 memblock_overlaps_region(int t);\n"
         );
     }
 
