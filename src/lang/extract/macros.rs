@@ -46,7 +46,7 @@
 //!    (`static SPINAND_OP_VARIANTS(read_cache_variants, OP(0, 1, NULL, 0), ..);` in the
 //!    Linux kernel's `drivers/mtd/nand/spi/*.c`): the grammar reads `static NAME(` as
 //!    a function declarator, fails on the nested parentheses and recovers with an error
-//!    that takes the whole rest of the file (`gigadevice.c` kept none of its 11
+//!    that takes the whole rest of the file (`gigadevice.c` kept none of its 10
 //!    functions). Without the keyword the invocation reads as a call, its arguments as
 //!    expressions, and the definitions after it are read. Arguments without
 //!    parentheses (`static DEFINE_MUTEX(lock);`, `static FOO(x, "s", &y);`) read as a
