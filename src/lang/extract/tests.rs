@@ -793,8 +793,6 @@ int (*getfn(void))(int) { return helper; }
 int main(void) { printf("%d", helper(2)); s.cb(); p->run(); return 0; }
 "#;
 
-/// The Linux kernel's annotation macros around a definition (net/mac80211/agg-tx.c,
-/// include/linux/spinlock_api_smp.h): the functions keep their own names and calls.
 /// The Linux kernel's `drivers/mtd/nand/spi/gigadevice.c` idiom, shortened: a
 /// file-scope `static MACRO(..)` whose arguments hold calls, then definitions.
 const C_STATIC_INVOCATION: &str = r#"static SPINAND_OP_VARIANTS(read_cache_variants,
@@ -837,6 +835,8 @@ fn c_definitions_after_a_static_macro_invocation_with_calls_are_read() {
     );
 }
 
+/// The Linux kernel's annotation macros around a definition (net/mac80211/agg-tx.c,
+/// include/linux/spinlock_api_smp.h): the functions keep their own names and calls.
 const C_ANNOTATED: &str = r#"static void __acquires(agg_queue)
 ieee80211_stop_queue_agg(struct ieee80211_sub_if_data *sdata, int tid)
 {
