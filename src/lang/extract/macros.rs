@@ -262,10 +262,7 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
             }
             continue;
         }
-        let word_at = |i: usize| match tokens.get(i) {
-            Some(Token::Word { start, end }) => Some(&source[*start..*end]),
-            _ => None,
-        };
+        let word_at = |i: usize| word_in(source, &tokens, i);
         if !is_macro_name(word) {
             // Rule 6: a lower-case macro's invocation line at file scope.
             let invoked = matches!(next, Some(Token::Punct { byte: b'(', .. }));
@@ -400,10 +397,7 @@ fn storage_before_invocation(
     tokens: &[Token],
     index: usize,
 ) -> Option<(usize, usize)> {
-    let word_at = |i: usize| match tokens.get(i) {
-        Some(Token::Word { start, end }) => Some(&source[*start..*end]),
-        _ => None,
-    };
+    let word_at = |i: usize| word_in(source, tokens, i);
     let mut first = index;
     while first > 0
         && matches!(
@@ -433,6 +427,14 @@ fn storage_before_invocation(
         return None;
     };
     (nested && ends).then(|| (start, token_end(&tokens[index - 1])))
+}
+
+/// The text of token `i` when it is a word.
+fn word_in<'s>(source: &'s [u8], tokens: &[Token], i: usize) -> Option<&'s [u8]> {
+    match tokens.get(i) {
+        Some(Token::Word { start, end }) => Some(&source[*start..*end]),
+        _ => None,
+    }
 }
 
 /// C and C++ keywords that may stand before `(` at file scope (`typedef`, `asm`, ...):
