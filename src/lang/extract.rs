@@ -345,17 +345,23 @@ impl Workspace {
         // (extract/macros.rs); names and signatures still come from `source`.
         let parsed = match lang {
             Language::C | Language::Cpp => macros::neutralize(source),
-            _ => std::borrow::Cow::Borrowed(source),
+            _ => macros::Neutralized {
+                text: std::borrow::Cow::Borrowed(source),
+                renames: Vec::new(),
+            },
         };
         let tree = parser
-            .parse(parsed.as_ref(), None)
+            .parse(parsed.text.as_ref(), None)
             .ok_or(LangError::Parse { lang: lang.name() })?;
         let cursor = self.cursor.get_or_insert_with(QueryCursor::new);
         Ok(collect(
             Family::of(lang),
             compiled,
             &tree,
-            source,
+            Source {
+                text: source,
+                renames: &parsed.renames,
+            },
             cursor,
             finder,
         ))
@@ -390,7 +396,7 @@ fn matches_both_ways(lang: Language, source: &[u8]) -> Option<(Vec<String>, Vec<
     let mut parser = Parser::new();
     parser.set_language(&compiled.grammar).ok()?;
     let parsed = match lang {
-        Language::C | Language::Cpp => macros::neutralize(source),
+        Language::C | Language::Cpp => macros::neutralize(source).text,
         _ => std::borrow::Cow::Borrowed(source),
     };
     let tree = parser.parse(parsed.as_ref(), None)?;
@@ -541,6 +547,8 @@ struct PendingImpl {
 struct Collector<'s, 't> {
     family: Family,
     source: &'s [u8],
+    /// See [`Source::renames`].
+    renames: &'s [(usize, String)],
     cursor: TreeCursor<'t>,
     definitions: Vec<Definition>,
     imports: Vec<(u32, ImportRef)>,
@@ -566,18 +574,30 @@ enum Finder {
     Query,
 }
 
+/// The file [`collect`] reads names and signatures from.
+struct Source<'s> {
+    /// The file as written.
+    text: &'s [u8],
+    /// C: functions named otherwise than their text says, by the offset of their
+    /// name in the parsed text ([`macros::Neutralized::renames`]); in offset order.
+    renames: &'s [(usize, String)],
+}
+
 fn collect(
     family: Family,
     compiled: &Compiled,
     tree: &Tree,
-    source: &[u8],
+    source: Source<'_>,
     query_cursor: &mut QueryCursor,
     finder: Finder,
 ) -> FileFacts {
     let root = tree.root_node();
+    let renames = source.renames;
+    let source = source.text;
     let mut collector = Collector {
         family,
         source,
+        renames,
         cursor: root.walk(),
         definitions: Vec::new(),
         imports: Vec::new(),
@@ -828,7 +848,13 @@ impl<'s, 't> Collector<'s, 't> {
             Some(receiver) => go::receiver_type(receiver, self.source),
             None => scope,
         };
-        let mut name = self.name(name_node);
+        let mut name = match self
+            .renames
+            .binary_search_by_key(&name_node.start_byte(), |(at, _)| *at)
+        {
+            Ok(found) => self.renames[found].1.clone(),
+            Err(_) => self.name(name_node),
+        };
         if self.family == Family::EcmaScript && name == "exports" {
             // `module.exports = function foo () {}`: the function's own name, if any.
             match parts

@@ -52,6 +52,16 @@
 //!    parentheses (`static DEFINE_MUTEX(lock);`, `static FOO(x, "s", &y);`) read as a
 //!    declaration already and are left alone.
 //!
+//! 8. at file scope, the head of a Linux system call's definition,
+//!    `SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count) {`
+//!    and `COMPAT_SYSCALL_DEFINEn(..)`: the grammar reads the head as a call statement
+//!    and the body as a block of its own, so the body's calls had no enclosing function.
+//!    The head is rewritten (same length) as `long read() {` and the function is named
+//!    as the kernel's own `scripts/tags.sh` names it, `sys_read` (`compat_sys_read`),
+//!    the symbol the macro defines: [`Neutralized::renames`] carries that name to the
+//!    extractor. Its signature is the head as written. This rule writes bytes other
+//!    than spaces; the others only blank.
+//!
 //! A macro here is an identifier of capital letters, digits and underscores with at least
 //! three characters and one capital (`SQLITE_API`, `V8_EXPORT`; not `FILE` followed by a
 //! name, which rule 3 leaves alone as it may be a type). One pass over the bytes; a copy
@@ -215,9 +225,24 @@ const PARAMETER_TYPE_KEYWORDS: &[&[u8]] = &[
 /// Most lines a rule-1 invocation's arguments may span.
 const MAX_INVOCATION_LINES: usize = 32;
 
-/// The source with the macro idioms of the module docs blanked.
-pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
+/// What [`neutralize`] makes of a file: the text to parse, and the definitions the
+/// extractor names otherwise than their text says.
+#[derive(Debug)]
+pub(super) struct Neutralized<'s> {
+    /// The source with the idioms of the module docs blanked or rewritten; the same
+    /// length as the source, line breaks where they were. Borrowed when nothing changed.
+    pub text: Cow<'s, [u8]>,
+    /// Rule 8: `(byte offset of a function name in `text`, the name to give the
+    /// function)`, in offset order (`sys_read` for `SYSCALL_DEFINE3(read, ..)`).
+    pub renames: Vec<(usize, String)>,
+}
+
+/// The source with the macro idioms of the module docs blanked (see [`Neutralized`]).
+pub(super) fn neutralize(source: &[u8]) -> Neutralized<'_> {
     let mut blanks: Vec<(usize, usize)> = Vec::new();
+    // Rule 8's bytes written after the blanking, and the names it gives.
+    let mut writes: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut renames: Vec<(usize, String)> = Vec::new();
     let tokens = tokenize(source);
     // The last token of the latest rule-1 invocation: it ends a statement too.
     let mut invocation_end: Option<usize> = None;
@@ -278,6 +303,18 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
             }
             continue;
         }
+        // Rule 8: a system call's definition head at file scope.
+        if depth == 0 {
+            if let Some(head) = syscall_head(source, &tokens, index) {
+                blanks.push((start, head.close));
+                writes.push((start, b"long".to_vec()));
+                let mut declarator = head.name.as_bytes()[head.prefix.len()..].to_vec();
+                declarator.push(b'(');
+                writes.push((head.open, declarator));
+                renames.push((head.open, head.name));
+                continue;
+            }
+        }
         // Rule 2: `class MACRO.. Name :` / `{` / `final`: this macro and any after it up
         // to the name.
         let mut first = index;
@@ -334,7 +371,10 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
         }
     }
     if blanks.is_empty() {
-        return Cow::Borrowed(source);
+        return Neutralized {
+            text: Cow::Borrowed(source),
+            renames,
+        };
     }
     let mut out = source.to_vec();
     for (start, end) in blanks {
@@ -344,7 +384,97 @@ pub(super) fn neutralize(source: &[u8]) -> Cow<'_, [u8]> {
             }
         }
     }
-    Cow::Owned(out)
+    for (at, bytes) in writes {
+        out[at..at + bytes.len()].copy_from_slice(&bytes);
+    }
+    Neutralized {
+        text: Cow::Owned(out),
+        renames,
+    }
+}
+
+/// Rule 8's match: where a system call's definition head is and what it defines.
+struct SyscallHead {
+    /// The offset of the `(` after the macro's name.
+    open: usize,
+    /// The offset of the `)` that closes the macro's arguments.
+    close: usize,
+    /// `sys_` or `compat_sys_`, as `name` starts.
+    prefix: &'static str,
+    /// The function's name: the prefix and the macro's first argument (`sys_read`).
+    name: String,
+}
+
+/// Rule 8: when the word at `index` is `SYSCALL_DEFINEn` or `COMPAT_SYSCALL_DEFINEn`
+/// starting its line after the end of a statement, its first argument a name directly
+/// after the `(` (spaces and tabs between them at most) and followed by `,` or `)`,
+/// and the closing `)` followed by the body's `{`, what it defines.
+fn syscall_head(source: &[u8], tokens: &[Token], index: usize) -> Option<SyscallHead> {
+    let Token::Word { start, end } = tokens[index] else {
+        return None;
+    };
+    let word = &source[start..end];
+    let (prefix, arity) = if let Some(rest) = word.strip_prefix(b"COMPAT_SYSCALL_DEFINE") {
+        ("compat_sys_", rest)
+    } else {
+        ("sys_", word.strip_prefix(b"SYSCALL_DEFINE")?)
+    };
+    if arity.is_empty() || !arity.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let after_statement = match index.checked_sub(1).map(|i| &tokens[i]) {
+        None | Some(Token::Directive) => true,
+        Some(Token::Punct { byte, .. }) => matches!(byte, b';' | b'{' | b'}'),
+        _ => false,
+    };
+    if !after_statement || !starts_line(source, start) {
+        return None;
+    }
+    let Some(Token::Punct {
+        at: open,
+        byte: b'(',
+    }) = tokens.get(index + 1)
+    else {
+        return None;
+    };
+    let Some(Token::Word {
+        start: name_start,
+        end: name_end,
+    }) = tokens.get(index + 2)
+    else {
+        return None;
+    };
+    let called = &source[*name_start..*name_end];
+    if called[0].is_ascii_digit()
+        || !source[open + 1..*name_start]
+            .iter()
+            .all(|b| *b == b' ' || *b == b'\t')
+        || !matches!(
+            tokens.get(index + 3),
+            Some(Token::Punct {
+                byte: b',' | b')',
+                ..
+            })
+        )
+    {
+        return None;
+    }
+    let close = matching_paren(tokens, index + 1)?;
+    if !matches!(tokens.get(close + 1), Some(Token::Punct { byte: b'{', .. })) {
+        return None;
+    }
+    let Token::Punct { at: close, .. } = tokens[close] else {
+        return None;
+    };
+    let mut name = String::with_capacity(prefix.len() + called.len());
+    name.push_str(prefix);
+    name.push_str(std::str::from_utf8(called).ok()?);
+    Some(SyscallHead {
+        open: *open,
+        close,
+        prefix,
+        name,
+    })
 }
 
 /// Rules 1 and 6: when the word at `index` starts its line after the end of a
@@ -634,7 +764,7 @@ mod tests {
     use super::neutralize;
 
     fn blanked(source: &str) -> String {
-        String::from_utf8(neutralize(source.as_bytes()).into_owned()).unwrap()
+        String::from_utf8(neutralize(source.as_bytes()).text.into_owned()).unwrap()
     }
 
     #[test]
@@ -760,6 +890,43 @@ mod tests {
             "typedef int t;\nasm(\"nop\")\n;\n",
         ] {
             assert_eq!(blanked(kept), kept);
+        }
+    }
+
+    #[test]
+    fn system_call_heads_are_rewritten_as_function_heads_and_renamed() {
+        // fs/read_write.c, shortened: the arguments over two lines, a comment before
+        // the body, an arity of 0 and a compat definition.
+        let source = "#include <x.h>\nSYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf,\n\t\tsize_t, count) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nSYSCALL_DEFINE0(fork)\n{\n}\nCOMPAT_SYSCALL_DEFINE1(lseek, int, fd) {\n}\n";
+        let done = neutralize(source.as_bytes());
+        let text = String::from_utf8(done.text.into_owned()).unwrap();
+        assert_eq!(
+            text,
+            "#include <x.h>\nlong           read(                                       \n               ) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nlong           fork()\n{\n}\nlong                  lseek(         ) {\n}\n"
+        );
+        let read = source.find("(read").unwrap();
+        let fork = source.find("(fork").unwrap();
+        let lseek = source.find("(lseek").unwrap();
+        assert_eq!(
+            done.renames,
+            vec![
+                (read, "sys_read".to_string()),
+                (fork, "sys_fork".to_string()),
+                (lseek, "compat_sys_lseek".to_string()),
+            ]
+        );
+        for kept in [
+            // A declaration (no body), an invocation inside a body, one that does not
+            // start its line, a first argument that is not a name, another macro.
+            "SYSCALL_DEFINE3(read, int, fd);\n",
+            "void f(void)\n{\n\tSYSCALL_DEFINE1(x, int, a)\n\t{\n\t}\n}\n",
+            "int y; SYSCALL_DEFINE1(x, int, a)\n{\n}\n",
+            "SYSCALL_DEFINE1(\"x\", int, a)\n{\n}\n",
+            "SYSCALL_DEFINEX(x, int, a)\n{\n}\n",
+            "COND_SYSCALL(x);\n",
+        ] {
+            let done = neutralize(kept.as_bytes());
+            assert!(done.renames.is_empty(), "{kept}");
         }
     }
 

@@ -835,6 +835,65 @@ fn c_definitions_after_a_static_macro_invocation_with_calls_are_read() {
     );
 }
 
+/// The Linux kernel's system call definitions (fs/read_write.c, kernel/fork.c,
+/// shortened): a helper, `SYSCALL_DEFINE3(read, ..)`, `SYSCALL_DEFINE0(fork)` and a
+/// compat definition, each body calling the helper or another function.
+const C_SYSCALLS: &str = r#"ssize_t ksys_read(unsigned int fd, char __user *buf, size_t count)
+{
+	return vfs_read(fd, buf, count);
+}
+
+SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count)
+{
+	return ksys_read(fd, buf, count);
+}
+
+SYSCALL_DEFINE0(fork)
+{
+	return kernel_clone(NULL);
+}
+
+COMPAT_SYSCALL_DEFINE3(lseek, unsigned int, fd, compat_off_t, offset,
+		       unsigned int, whence)
+{
+	return ksys_lseek(fd, offset, whence);
+}
+"#;
+
+#[test]
+fn c_system_call_definitions_are_functions_named_as_the_kernel_names_them() {
+    let facts = facts(Language::C, C_SYSCALLS);
+    // Before rule 8 of `macros`, only ksys_read was a symbol and the other bodies'
+    // calls had no enclosing function.
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Function, "ksys_read", 1, 4, None),
+            (Function, "sys_read", 6, 9, None),
+            (Function, "sys_fork", 11, 14, None),
+            (Function, "compat_sys_lseek", 16, 20, None),
+        ]
+    );
+    assert_eq!(
+        signatures(&facts),
+        vec![
+            "ssize_t ksys_read(unsigned int fd, char __user *buf, size_t count)",
+            "SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count)",
+            "SYSCALL_DEFINE0(fork)",
+            "COMPAT_SYSCALL_DEFINE3(lseek, unsigned int, fd, compat_off_t, offset, unsigned int, whence)",
+        ]
+    );
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("vfs_read", None, 3, Some(0)),
+            ("ksys_read", None, 8, Some(1)),
+            ("kernel_clone", None, 13, Some(2)),
+            ("ksys_lseek", None, 19, Some(3)),
+        ]
+    );
+}
+
 /// The Linux kernel's annotation macros around a definition (net/mac80211/agg-tx.c,
 /// include/linux/spinlock_api_smp.h): the functions keep their own names and calls.
 const C_ANNOTATED: &str = r#"static void __acquires(agg_queue)
