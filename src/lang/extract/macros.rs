@@ -53,14 +53,15 @@
 //!    declaration already and are left alone.
 //!
 //! 8. at file scope, the head of a Linux system call's definition,
-//!    `SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count) {`
-//!    and `COMPAT_SYSCALL_DEFINEn(..)`: the grammar reads the head as a call statement
-//!    and the body as a block of its own, so the body's calls had no enclosing function.
-//!    The head is rewritten (same length) as `long read() {` and the function is named
-//!    as the kernel's own `scripts/tags.sh` names it, `sys_read` (`compat_sys_read`),
-//!    the symbol the macro defines: [`Neutralized::renames`] carries that name to the
-//!    extractor. Its signature is the head as written. This rule writes bytes other
-//!    than spaces; the others only blank.
+//!    `SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count) {`,
+//!    `COMPAT_SYSCALL_DEFINEn(..)`, and of a BPF helper's, `BPF_CALL_2(name, ..) {`:
+//!    the grammar reads the head as a call statement and the body as a block of its
+//!    own, so the body's calls had no enclosing function. The head is rewritten (same
+//!    length) as `long read() {` and the function is named as the kernel's own
+//!    `scripts/tags.sh` names it, `sys_read` (`compat_sys_read`; a BPF helper by its
+//!    first argument), the symbol the macro defines: [`Neutralized::renames`] carries
+//!    that name to the extractor. Its signature is the head as written. This rule
+//!    writes bytes other than spaces; the others only blank.
 //!
 //! A macro here is an identifier of capital letters, digits and underscores with at least
 //! three characters and one capital (`SQLITE_API`, `V8_EXPORT`; not `FILE` followed by a
@@ -399,14 +400,14 @@ struct SyscallHead {
     open: usize,
     /// The offset of the `)` that closes the macro's arguments.
     close: usize,
-    /// `sys_` or `compat_sys_`, as `name` starts.
+    /// `sys_`, `compat_sys_` or nothing (`BPF_CALL_n`), as `name` starts.
     prefix: &'static str,
     /// The function's name: the prefix and the macro's first argument (`sys_read`).
     name: String,
 }
 
-/// Rule 8: when the word at `index` is `SYSCALL_DEFINEn` or `COMPAT_SYSCALL_DEFINEn`
-/// starting its line after the end of a statement, its first argument a name directly
+/// Rule 8: when the word at `index` is `SYSCALL_DEFINEn`, `COMPAT_SYSCALL_DEFINEn` or
+/// `BPF_CALL_n` starting its line after the end of a statement, its first argument a name directly
 /// after the `(` (spaces and tabs between them at most) and followed by `,` or `)`,
 /// and the closing `)` followed by the body's `{`, what it defines.
 fn syscall_head(source: &[u8], tokens: &[Token], index: usize) -> Option<SyscallHead> {
@@ -416,8 +417,10 @@ fn syscall_head(source: &[u8], tokens: &[Token], index: usize) -> Option<Syscall
     let word = &source[start..end];
     let (prefix, arity) = if let Some(rest) = word.strip_prefix(b"COMPAT_SYSCALL_DEFINE") {
         ("compat_sys_", rest)
+    } else if let Some(rest) = word.strip_prefix(b"SYSCALL_DEFINE") {
+        ("sys_", rest)
     } else {
-        ("sys_", word.strip_prefix(b"SYSCALL_DEFINE")?)
+        ("", word.strip_prefix(b"BPF_CALL_")?)
     };
     if arity.is_empty() || !arity.iter().all(u8::is_ascii_digit) {
         return None;
@@ -897,12 +900,12 @@ mod tests {
     fn system_call_heads_are_rewritten_as_function_heads_and_renamed() {
         // fs/read_write.c, shortened: the arguments over two lines, a comment before
         // the body, an arity of 0 and a compat definition.
-        let source = "#include <x.h>\nSYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf,\n\t\tsize_t, count) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nSYSCALL_DEFINE0(fork)\n{\n}\nCOMPAT_SYSCALL_DEFINE1(lseek, int, fd) {\n}\n";
+        let source = "#include <x.h>\nSYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf,\n\t\tsize_t, count) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nSYSCALL_DEFINE0(fork)\n{\n}\nCOMPAT_SYSCALL_DEFINE1(lseek, int, fd) {\n}\nBPF_CALL_2(bpf_get, void *, map, u32, key)\n{\n}\n";
         let done = neutralize(source.as_bytes());
         let text = String::from_utf8(done.text.into_owned()).unwrap();
         assert_eq!(
             text,
-            "#include <x.h>\nlong           read(                                       \n               ) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nlong           fork()\n{\n}\nlong                  lseek(         ) {\n}\n"
+            "#include <x.h>\nlong           read(                                       \n               ) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nlong           fork()\n{\n}\nlong                  lseek(         ) {\n}\nlong      bpf_get(                       )\n{\n}\n"
         );
         let read = source.find("(read").unwrap();
         let fork = source.find("(fork").unwrap();
@@ -913,6 +916,7 @@ mod tests {
                 (read, "sys_read".to_string()),
                 (fork, "sys_fork".to_string()),
                 (lseek, "compat_sys_lseek".to_string()),
+                (source.find("(bpf_get").unwrap(), "bpf_get".to_string()),
             ]
         );
         for kept in [

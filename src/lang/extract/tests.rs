@@ -836,8 +836,9 @@ fn c_definitions_after_a_static_macro_invocation_with_calls_are_read() {
 }
 
 /// The Linux kernel's system call definitions (fs/read_write.c, kernel/fork.c,
-/// shortened): a helper, `SYSCALL_DEFINE3(read, ..)`, `SYSCALL_DEFINE0(fork)` and a
-/// compat definition, each body calling the helper or another function.
+/// kernel/bpf/helpers.c, shortened): a helper, `SYSCALL_DEFINE3(read, ..)`,
+/// `SYSCALL_DEFINE0(fork)`, a compat definition and a BPF helper, each body calling a
+/// function.
 const C_SYSCALLS: &str = r#"ssize_t ksys_read(unsigned int fd, char __user *buf, size_t count)
 {
 	return vfs_read(fd, buf, count);
@@ -858,6 +859,11 @@ COMPAT_SYSCALL_DEFINE3(lseek, unsigned int, fd, compat_off_t, offset,
 {
 	return ksys_lseek(fd, offset, whence);
 }
+
+BPF_CALL_2(bpf_map_lookup_elem, struct bpf_map *, map, void *, key)
+{
+	return lookup(map, key);
+}
 "#;
 
 #[test]
@@ -872,6 +878,7 @@ fn c_system_call_definitions_are_functions_named_as_the_kernel_names_them() {
             (Function, "sys_read", 6, 9, None),
             (Function, "sys_fork", 11, 14, None),
             (Function, "compat_sys_lseek", 16, 20, None),
+            (Function, "bpf_map_lookup_elem", 22, 25, None),
         ]
     );
     assert_eq!(
@@ -881,6 +888,7 @@ fn c_system_call_definitions_are_functions_named_as_the_kernel_names_them() {
             "SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count)",
             "SYSCALL_DEFINE0(fork)",
             "COMPAT_SYSCALL_DEFINE3(lseek, unsigned int, fd, compat_off_t, offset, unsigned int, whence)",
+            "BPF_CALL_2(bpf_map_lookup_elem, struct bpf_map *, map, void *, key)",
         ]
     );
     assert_eq!(
@@ -890,6 +898,7 @@ fn c_system_call_definitions_are_functions_named_as_the_kernel_names_them() {
             ("ksys_read", None, 8, Some(1)),
             ("kernel_clone", None, 13, Some(2)),
             ("ksys_lseek", None, 19, Some(3)),
+            ("lookup", None, 24, Some(4)),
         ]
     );
 }
