@@ -344,7 +344,7 @@ impl Workspace {
         // C/C++: macro idioms the grammar cannot read are blanked in a same-length copy
         // (extract/macros.rs); names and signatures still come from `source`.
         let parsed = match lang {
-            Language::C | Language::Cpp => macros::neutralize(source),
+            Language::C | Language::Cpp => macros::neutralize(source, lang == Language::Cpp),
             _ => macros::Neutralized {
                 text: std::borrow::Cow::Borrowed(source),
                 renames: Vec::new(),
@@ -396,7 +396,7 @@ fn matches_both_ways(lang: Language, source: &[u8]) -> Option<(Vec<String>, Vec<
     let mut parser = Parser::new();
     parser.set_language(&compiled.grammar).ok()?;
     let parsed = match lang {
-        Language::C | Language::Cpp => macros::neutralize(source).text,
+        Language::C | Language::Cpp => macros::neutralize(source, lang == Language::Cpp).text,
         _ => std::borrow::Cow::Borrowed(source),
     };
     let tree = parser.parse(parsed.as_ref(), None)?;

@@ -52,16 +52,20 @@
 //!    parentheses (`static DEFINE_MUTEX(lock);`, `static FOO(x, "s", &y);`) read as a
 //!    declaration already and are left alone.
 //!
-//! 8. at file scope, the head of a Linux system call's definition,
-//!    `SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count) {`,
-//!    `COMPAT_SYSCALL_DEFINEn(..)`, and of a BPF helper's, `BPF_CALL_2(name, ..) {`:
-//!    the grammar reads the head as a call statement and the body as a block of its
-//!    own, so the body's calls had no enclosing function. The head is rewritten (same
-//!    length) as `long read() {` and the function is named as the kernel's own
-//!    `scripts/tags.sh` names it, `sys_read` (`compat_sys_read`; a BPF helper by its
-//!    first argument), the symbol the macro defines: [`Neutralized::renames`] carries
-//!    that name to the extractor. Its signature is the head as written. This rule
-//!    writes bytes other than spaces; the others only blank.
+//! 8. at file scope, the head of a function that a macro of the Linux kernel defines
+//!    ([`DEFINERS`]): a system call,
+//!    `SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count) {`
+//!    or `COMPAT_SYSCALL_DEFINEn(..)`, a BPF helper, `BPF_CALL_2(name, ..) {`, and in C
+//!    (not C++) a selftest of the kselftest harness, `TEST(name) {`,
+//!    `TEST_F(fixture, name) {`, `FIXTURE_SETUP(fixture) {`: the grammar reads the head
+//!    as a call statement and the body as a block of its own, so the body's calls had
+//!    no enclosing function. The head is rewritten (same length) as `int read() {` and
+//!    the function is named after the symbol the macro defines, as the kernel's
+//!    `scripts/tags.sh` and the harness's expansions name it: `sys_read`,
+//!    `compat_sys_read`, the BPF helper's first argument, `fixture_name`,
+//!    `fixture_setup`. [`Neutralized::renames`] carries that name to the extractor. Its
+//!    signature is the head as written. This rule writes bytes other than spaces; the
+//!    others only blank.
 //!
 //! A macro here is an identifier of capital letters, digits and underscores with at least
 //! three characters and one capital (`SQLITE_API`, `V8_EXPORT`; not `FILE` followed by a
@@ -238,8 +242,9 @@ pub(super) struct Neutralized<'s> {
     pub renames: Vec<(usize, String)>,
 }
 
-/// The source with the macro idioms of the module docs blanked (see [`Neutralized`]).
-pub(super) fn neutralize(source: &[u8]) -> Neutralized<'_> {
+/// The source with the macro idioms of the module docs blanked (see [`Neutralized`]);
+/// `cpp` when the file is C++ (rule 8 has macros of C only).
+pub(super) fn neutralize(source: &[u8], cpp: bool) -> Neutralized<'_> {
     let mut blanks: Vec<(usize, usize)> = Vec::new();
     // Rule 8's bytes written after the blanking, and the names it gives.
     let mut writes: Vec<(usize, Vec<u8>)> = Vec::new();
@@ -304,12 +309,12 @@ pub(super) fn neutralize(source: &[u8]) -> Neutralized<'_> {
             }
             continue;
         }
-        // Rule 8: a system call's definition head at file scope.
+        // Rule 8: a function-defining macro's head at file scope.
         if depth == 0 {
-            if let Some(head) = syscall_head(source, &tokens, index) {
+            if let Some(head) = definer_head(source, &tokens, index, cpp) {
                 blanks.push((start, head.close));
-                writes.push((start, b"long".to_vec()));
-                let mut declarator = head.name.as_bytes()[head.prefix.len()..].to_vec();
+                writes.push((start, b"int".to_vec()));
+                let mut declarator = head.first;
                 declarator.push(b'(');
                 writes.push((head.open, declarator));
                 renames.push((head.open, head.name));
@@ -394,37 +399,162 @@ pub(super) fn neutralize(source: &[u8]) -> Neutralized<'_> {
     }
 }
 
-/// Rule 8's match: where a system call's definition head is and what it defines.
-struct SyscallHead {
+/// A macro that defines a function whose body follows its invocation (rule 8), and
+/// how the function it defines is named.
+struct Definer {
+    /// The macro's name; with `digits`, the part before its arity (`SYSCALL_DEFINE`
+    /// of `SYSCALL_DEFINE3`).
+    macro_name: &'static [u8],
+    /// The name ends in one or more digits (the argument count of `SYSCALL_DEFINE3`).
+    digits: bool,
+    /// How many arguments an invocation has; `None`: any number, at least one.
+    arity: Option<usize>,
+    /// Only in C, not C++ (`TEST(a, b)` of GoogleTest defines a class, not `a_b`).
+    c_only: bool,
+    /// Written before the name.
+    prefix: &'static str,
+    /// The leading arguments the name is made of, joined by `_` (each must be a name).
+    parts: usize,
+    /// Written after the name.
+    suffix: &'static str,
+}
+
+/// Rule 8's macros, with the names the Linux kernel gives what they define: its
+/// `scripts/tags.sh` for system calls and BPF helpers, the expansions in
+/// `tools/testing/selftests/kselftest_harness.h` for the selftests' harness.
+const DEFINERS: &[Definer] = &[
+    // SYSCALL_DEFINE3(read, ..) -> sys_read
+    Definer {
+        macro_name: b"SYSCALL_DEFINE",
+        digits: true,
+        arity: None,
+        c_only: false,
+        prefix: "sys_",
+        parts: 1,
+        suffix: "",
+    },
+    // COMPAT_SYSCALL_DEFINE3(lseek, ..) -> compat_sys_lseek
+    Definer {
+        macro_name: b"COMPAT_SYSCALL_DEFINE",
+        digits: true,
+        arity: None,
+        c_only: false,
+        prefix: "compat_sys_",
+        parts: 1,
+        suffix: "",
+    },
+    // BPF_CALL_2(bpf_map_lookup_elem, ..) -> bpf_map_lookup_elem
+    Definer {
+        macro_name: b"BPF_CALL_",
+        digits: true,
+        arity: None,
+        c_only: false,
+        prefix: "",
+        parts: 1,
+        suffix: "",
+    },
+    // TEST(name) -> name
+    Definer {
+        macro_name: b"TEST",
+        digits: false,
+        arity: Some(1),
+        c_only: true,
+        prefix: "",
+        parts: 1,
+        suffix: "",
+    },
+    // TEST_SIGNAL(name, SIGSEGV) -> name
+    Definer {
+        macro_name: b"TEST_SIGNAL",
+        digits: false,
+        arity: Some(2),
+        c_only: true,
+        prefix: "",
+        parts: 1,
+        suffix: "",
+    },
+    // TEST_F(fixture, name) -> fixture_name
+    Definer {
+        macro_name: b"TEST_F",
+        digits: false,
+        arity: Some(2),
+        c_only: true,
+        prefix: "",
+        parts: 2,
+        suffix: "",
+    },
+    // TEST_F_SIGNAL(fixture, name, SIGSEGV) -> fixture_name
+    Definer {
+        macro_name: b"TEST_F_SIGNAL",
+        digits: false,
+        arity: Some(3),
+        c_only: true,
+        prefix: "",
+        parts: 2,
+        suffix: "",
+    },
+    // TEST_F_TIMEOUT(fixture, name, 60) -> fixture_name
+    Definer {
+        macro_name: b"TEST_F_TIMEOUT",
+        digits: false,
+        arity: Some(3),
+        c_only: true,
+        prefix: "",
+        parts: 2,
+        suffix: "",
+    },
+    // FIXTURE_SETUP(fixture) -> fixture_setup
+    Definer {
+        macro_name: b"FIXTURE_SETUP",
+        digits: false,
+        arity: Some(1),
+        c_only: true,
+        prefix: "",
+        parts: 1,
+        suffix: "_setup",
+    },
+    // FIXTURE_TEARDOWN(fixture) -> fixture_teardown
+    Definer {
+        macro_name: b"FIXTURE_TEARDOWN",
+        digits: false,
+        arity: Some(1),
+        c_only: true,
+        prefix: "",
+        parts: 1,
+        suffix: "_teardown",
+    },
+];
+
+/// Rule 8's match: where a function-defining macro's head is and what it defines.
+struct DefinerHead {
     /// The offset of the `(` after the macro's name.
     open: usize,
     /// The offset of the `)` that closes the macro's arguments.
     close: usize,
-    /// `sys_`, `compat_sys_` or nothing (`BPF_CALL_n`), as `name` starts.
-    prefix: &'static str,
-    /// The function's name: the prefix and the macro's first argument (`sys_read`).
+    /// The first argument (a name).
+    first: Vec<u8>,
+    /// The function's name ([`Definer`]: `sys_read`).
     name: String,
 }
 
-/// Rule 8: when the word at `index` is `SYSCALL_DEFINEn`, `COMPAT_SYSCALL_DEFINEn` or
-/// `BPF_CALL_n` starting its line after the end of a statement, its first argument a name directly
-/// after the `(` (spaces and tabs between them at most) and followed by `,` or `)`,
-/// and the closing `)` followed by the body's `{`, what it defines.
-fn syscall_head(source: &[u8], tokens: &[Token], index: usize) -> Option<SyscallHead> {
+/// Rule 8: when the word at `index` is one of [`DEFINERS`] (in C++ those not
+/// `c_only`) starting its line after the end of a statement, its arguments as many as
+/// the definer takes, the first a name directly after the `(` (spaces and tabs between
+/// them at most), those the name is made of names, and the closing `)` followed by the
+/// body's `{`, what it defines.
+fn definer_head(source: &[u8], tokens: &[Token], index: usize, cpp: bool) -> Option<DefinerHead> {
     let Token::Word { start, end } = tokens[index] else {
         return None;
     };
     let word = &source[start..end];
-    let (prefix, arity) = if let Some(rest) = word.strip_prefix(b"COMPAT_SYSCALL_DEFINE") {
-        ("compat_sys_", rest)
-    } else if let Some(rest) = word.strip_prefix(b"SYSCALL_DEFINE") {
-        ("sys_", rest)
-    } else {
-        ("", word.strip_prefix(b"BPF_CALL_")?)
-    };
-    if arity.is_empty() || !arity.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
+    let definer = DEFINERS.iter().find(|d| {
+        (!cpp || !d.c_only)
+            && match word.strip_prefix(d.macro_name) {
+                Some(rest) if d.digits => !rest.is_empty() && rest.iter().all(u8::is_ascii_digit),
+                Some(rest) => rest.is_empty(),
+                None => false,
+            }
+    })?;
     let after_statement = match index.checked_sub(1).map(|i| &tokens[i]) {
         None | Some(Token::Directive) => true,
         Some(Token::Punct { byte, .. }) => matches!(byte, b';' | b'{' | b'}'),
@@ -440,42 +570,64 @@ fn syscall_head(source: &[u8], tokens: &[Token], index: usize) -> Option<Syscall
     else {
         return None;
     };
-    let Some(Token::Word {
-        start: name_start,
-        end: name_end,
-    }) = tokens.get(index + 2)
+    let close = matching_paren(tokens, index + 1)?;
+    if !matches!(tokens.get(close + 1), Some(Token::Punct { byte: b'{', .. })) {
+        return None;
+    }
+    // The arguments: the tokens between the parentheses, split at top-level commas.
+    let mut arguments: Vec<&[Token]> = Vec::new();
+    let mut depth = 0usize;
+    let mut from = index + 2;
+    for i in index + 2..close {
+        match tokens[i] {
+            Token::Punct { byte: b'(', .. } => depth += 1,
+            Token::Punct { byte: b')', .. } => depth = depth.saturating_sub(1),
+            Token::Punct { byte: b',', .. } if depth == 0 => {
+                arguments.push(&tokens[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    arguments.push(&tokens[from..close]);
+    if definer.arity.is_some_and(|n| n != arguments.len()) || arguments.len() < definer.parts {
+        return None;
+    }
+    let mut name = String::from(definer.prefix);
+    for (i, argument) in arguments[..definer.parts].iter().enumerate() {
+        let [Token::Word { start, end }] = argument else {
+            return None;
+        };
+        let part = std::str::from_utf8(&source[*start..*end]).ok()?;
+        if part.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+        if i > 0 {
+            name.push('_');
+        }
+        name.push_str(part);
+    }
+    name.push_str(definer.suffix);
+    let Token::Word {
+        start: first_start,
+        end: first_end,
+    } = tokens[index + 2]
     else {
         return None;
     };
-    let called = &source[*name_start..*name_end];
-    if called[0].is_ascii_digit()
-        || !source[open + 1..*name_start]
-            .iter()
-            .all(|b| *b == b' ' || *b == b'\t')
-        || !matches!(
-            tokens.get(index + 3),
-            Some(Token::Punct {
-                byte: b',' | b')',
-                ..
-            })
-        )
+    if !source[open + 1..first_start]
+        .iter()
+        .all(|b| *b == b' ' || *b == b'\t')
     {
-        return None;
-    }
-    let close = matching_paren(tokens, index + 1)?;
-    if !matches!(tokens.get(close + 1), Some(Token::Punct { byte: b'{', .. })) {
         return None;
     }
     let Token::Punct { at: close, .. } = tokens[close] else {
         return None;
     };
-    let mut name = String::with_capacity(prefix.len() + called.len());
-    name.push_str(prefix);
-    name.push_str(std::str::from_utf8(called).ok()?);
-    Some(SyscallHead {
+    Some(DefinerHead {
         open: *open,
         close,
-        prefix,
+        first: source[first_start..first_end].to_vec(),
         name,
     })
 }
@@ -767,7 +919,7 @@ mod tests {
     use super::neutralize;
 
     fn blanked(source: &str) -> String {
-        String::from_utf8(neutralize(source.as_bytes()).text.into_owned()).unwrap()
+        String::from_utf8(neutralize(source.as_bytes(), false).text.into_owned()).unwrap()
     }
 
     #[test]
@@ -901,11 +1053,11 @@ mod tests {
         // fs/read_write.c, shortened: the arguments over two lines, a comment before
         // the body, an arity of 0 and a compat definition.
         let source = "#include <x.h>\nSYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf,\n\t\tsize_t, count) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nSYSCALL_DEFINE0(fork)\n{\n}\nCOMPAT_SYSCALL_DEFINE1(lseek, int, fd) {\n}\nBPF_CALL_2(bpf_get, void *, map, u32, key)\n{\n}\n";
-        let done = neutralize(source.as_bytes());
+        let done = neutralize(source.as_bytes(), false);
         let text = String::from_utf8(done.text.into_owned()).unwrap();
         assert_eq!(
             text,
-            "#include <x.h>\nlong           read(                                       \n               ) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nlong           fork()\n{\n}\nlong                  lseek(         ) {\n}\nlong      bpf_get(                       )\n{\n}\n"
+            "#include <x.h>\nint            read(                                       \n               ) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nint            fork()\n{\n}\nint                   lseek(         ) {\n}\nint       bpf_get(                       )\n{\n}\n"
         );
         let read = source.find("(read").unwrap();
         let fork = source.find("(fork").unwrap();
@@ -919,17 +1071,43 @@ mod tests {
                 (source.find("(bpf_get").unwrap(), "bpf_get".to_string()),
             ]
         );
+        // The kselftest harness, in C.
+        let tests = "TEST(open_close)\n{\n}\nTEST_F(hmm, anon_read)\n{\n}\nTEST_F_TIMEOUT(hmm, big, 60) {\n}\nTEST_SIGNAL(segv, SIGSEGV) {\n}\nFIXTURE_SETUP(hmm)\n{\n}\nFIXTURE_TEARDOWN(hmm)\n{\n}\n";
+        let done = neutralize(tests.as_bytes(), false);
+        let names: Vec<&str> = done.renames.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "open_close",
+                "hmm_anon_read",
+                "hmm_big",
+                "segv",
+                "hmm_setup",
+                "hmm_teardown"
+            ]
+        );
+        assert_eq!(
+            String::from_utf8(done.text.into_owned()).unwrap(),
+            "int open_close()\n{\n}\nint   hmm(           )\n{\n}\nint           hmm(         ) {\n}\nint        segv(         ) {\n}\nint          hmm()\n{\n}\nint             hmm()\n{\n}\n"
+        );
+        // In C++ they are GoogleTest's, which defines classes: left alone.
+        assert!(neutralize(tests.as_bytes(), true).renames.is_empty());
         for kept in [
             // A declaration (no body), an invocation inside a body, one that does not
             // start its line, a first argument that is not a name, another macro.
             "SYSCALL_DEFINE3(read, int, fd);\n",
+            // Another arity than the harness's (GoogleTest in a C file), a fixture's
+            // struct, a name part that is not a name.
+            "TEST(suite, name)\n{\n}\n",
+            "FIXTURE(hmm) {\n\tint fd;\n};\n",
+            "TEST_F(hmm, 1)\n{\n}\n",
             "void f(void)\n{\n\tSYSCALL_DEFINE1(x, int, a)\n\t{\n\t}\n}\n",
             "int y; SYSCALL_DEFINE1(x, int, a)\n{\n}\n",
             "SYSCALL_DEFINE1(\"x\", int, a)\n{\n}\n",
             "SYSCALL_DEFINEX(x, int, a)\n{\n}\n",
             "COND_SYSCALL(x);\n",
         ] {
-            let done = neutralize(kept.as_bytes());
+            let done = neutralize(kept.as_bytes(), false);
             assert!(done.renames.is_empty(), "{kept}");
         }
     }

@@ -903,6 +903,43 @@ fn c_system_call_definitions_are_functions_named_as_the_kernel_names_them() {
     );
 }
 
+/// A selftest of the kernel's kselftest harness (tools/testing/selftests/vm/hmm-tests.c,
+/// shortened): a fixture's set-up and a test, each calling a helper and a macro.
+const C_SELFTEST: &str = r#"FIXTURE_SETUP(hmm)
+{
+	self->fd = hmm_open(variant->device_number);
+}
+
+TEST_F(hmm, open_close)
+{
+	int fd = hmm_open(0);
+	ASSERT_GE(fd, 0);
+}
+"#;
+
+#[test]
+fn c_selftests_are_functions_named_as_the_harness_defines_them() {
+    let facts = facts(Language::C, C_SELFTEST);
+    assert_eq!(
+        outline(&facts),
+        vec![
+            (Function, "hmm_setup", 1, 4, None),
+            (Function, "hmm_open_close", 6, 10, None),
+        ]
+    );
+    assert_eq!(
+        calls(&facts),
+        vec![
+            ("hmm_open", None, 3, Some(0)),
+            ("hmm_open", None, 8, Some(1)),
+            ("ASSERT_GE", None, 9, Some(1)),
+        ]
+    );
+    // In C++ `TEST_F` is GoogleTest's: no such function.
+    let facts = self::facts(Language::Cpp, C_SELFTEST);
+    assert!(facts.symbols.iter().all(|s| s.name != "hmm_open_close"));
+}
+
 /// The Linux kernel's annotation macros around a definition (net/mac80211/agg-tx.c,
 /// include/linux/spinlock_api_smp.h): the functions keep their own names and calls.
 const C_ANNOTATED: &str = r#"static void __acquires(agg_queue)
