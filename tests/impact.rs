@@ -261,6 +261,45 @@ fn python_tests_are_listed_as_the_runner_names_them() {
 }
 
 #[test]
+fn kselftest_tests_are_listed_as_the_harness_runner_names_them() {
+    let (_dir, root, db) = common::indexed_fixture("c-kselftest");
+    let tests = |target: &str| -> Vec<(String, u64, bool)> {
+        let v = impact(&root, &db, &[target], 0);
+        tests_of(&v)
+            .into_iter()
+            .map(|(file, test, depth, trusted)| {
+                assert_eq!(file, "selftests/hmm-tests.c");
+                (test.unwrap_or_default(), depth, trusted)
+            })
+            .collect()
+    };
+    let t = |id: &str, depth: u64| (id.to_string(), depth, true);
+    // Callers are tests themselves; a reached FIXTURE_SETUP or FIXTURE_TEARDOWN
+    // stands for every test of its fixture, one hop on.
+    assert_eq!(
+        tests("func:lib/hmm.c::hmm_open"),
+        vec![
+            t("global.no_fixture", 1),
+            t("hmm.open_twice", 1),
+            t("hmm.nothing", 2),
+        ]
+    );
+    assert_eq!(
+        tests("func:lib/hmm.c::hmm_close"),
+        vec![
+            t("global.no_fixture", 1),
+            t("hmm.nothing", 2),
+            t("hmm.open_twice", 2),
+        ]
+    );
+    // The set-up itself is no test: what reaches it are its fixture's tests.
+    assert_eq!(
+        tests("func:selftests/hmm-tests.c::hmm_setup"),
+        vec![t("hmm.nothing", 1), t("hmm.open_twice", 1)]
+    );
+}
+
+#[test]
 fn impact_of_a_file_and_weak_edges_as_possible() {
     let (_dir, root, db) = common::indexed_fixture("class-hierarchy");
     let v = impact(&root, &db, &["zoo/animals.py"], 0);

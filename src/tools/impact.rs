@@ -36,7 +36,7 @@ use super::symbol_arg::symbol_arg;
 use super::symbol_summary::count_tokens;
 use super::test_files::{
     attributes_above, is_test_file, is_test_function, js_test_file_by_directory_only,
-    python_decorators_above, runs_js_tests,
+    kselftest_fixture, kselftest_id, python_decorators_above, runs_js_tests,
 };
 use super::{min_confidence, ToolError};
 use crate::graph::symbol_graph::EdgeKind;
@@ -633,6 +633,38 @@ impl Attributes<'_> {
     }
 }
 
+/// The runs of a C function that the Linux kernel's kselftest harness defines: a
+/// test's own, under its runner's name (`fixture.name`, `global.name`), or for a
+/// fixture's set-up or teardown every test of that fixture in its file, one hop on.
+/// `None` for any other node.
+fn kselftest_runs(g: &SymbolGraph, ix: NodeIndex) -> Option<Vec<python_tests::TestRun>> {
+    let n = g.node(ix);
+    if n.language.as_deref() != Some("c") || n.kind != "function" {
+        return None;
+    }
+    let signature = n.signature.as_deref()?;
+    if let Some(id) = kselftest_id(signature) {
+        return Some(vec![python_tests::TestRun {
+            node: ix,
+            id,
+            hops: 0,
+        }]);
+    }
+    let prefix = format!("{}.", kselftest_fixture(signature)?);
+    let runs = python_tests::functions_in_files(g, &[n.path.as_str()])
+        .into_iter()
+        .filter_map(|t| {
+            let id = g.node(t).signature.as_deref().and_then(kselftest_id)?;
+            id.starts_with(&prefix).then_some(python_tests::TestRun {
+                node: t,
+                id,
+                hops: 1,
+            })
+        })
+        .collect();
+    Some(runs)
+}
+
 /// Whether node `ix` is a test function.
 fn is_test_node(g: &SymbolGraph, ix: NodeIndex, attrs: &mut Attributes) -> bool {
     let n = g.node(ix);
@@ -738,15 +770,16 @@ pub fn impact(
             let xn = g.node(x);
             attrs.decorators(&xn.path, xn.start_line)
         };
-        let found: Vec<python_tests::TestRun> = match python_tests::runs(g, ix, &mut decorators) {
-            Some(found) => found,
-            None if is_test_node(g, ix, &mut attrs) => vec![python_tests::TestRun {
-                node: ix,
-                id: n.qualified_name.clone(),
-                hops: 0,
-            }],
-            None => Vec::new(),
-        };
+        let found: Vec<python_tests::TestRun> =
+            match python_tests::runs(g, ix, &mut decorators).or_else(|| kselftest_runs(g, ix)) {
+                Some(found) => found,
+                None if is_test_node(g, ix, &mut attrs) => vec![python_tests::TestRun {
+                    node: ix,
+                    id: n.qualified_name.clone(),
+                    hops: 0,
+                }],
+                None => Vec::new(),
+            };
         if !found.is_empty() {
             files_with_runs.insert(n.path.clone());
         }

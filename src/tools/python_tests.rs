@@ -234,7 +234,7 @@ fn fixture_scope(g: &SymbolGraph, path: &str) -> Vec<String> {
 }
 
 /// The functions and methods defined in `files`, in node order.
-fn functions_in_files(g: &SymbolGraph, files: &[&str]) -> Vec<NodeIndex> {
+pub(super) fn functions_in_files(g: &SymbolGraph, files: &[&str]) -> Vec<NodeIndex> {
     let index = by_path(g);
     let mut out: Vec<NodeIndex> = files
         .iter()

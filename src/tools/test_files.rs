@@ -148,6 +148,47 @@ pub fn is_test_function(path: &str, name: &str, qualified: &str, above: &str) ->
     }
 }
 
+/// The Linux kernel's kselftest harness (C): when `signature` is the head of one of its
+/// tests, as the extractor keeps it (`TEST(name)`, `TEST_SIGNAL(name, SIGSEGV)`,
+/// `TEST_F(fixture, name)`, `TEST_F_SIGNAL(..)`, `TEST_F_TIMEOUT(fixture, name, 60)`),
+/// the name its runner gives the test and prints (`#  RUN  fixture.name`):
+/// `fixture.name`, or `global.name` for a test without a fixture. `None` otherwise,
+/// set-ups and teardowns included.
+pub fn kselftest_id(signature: &str) -> Option<String> {
+    let (head, rest) = signature.split_once('(')?;
+    let fixture = match head.trim_end() {
+        "TEST" | "TEST_SIGNAL" => false,
+        "TEST_F" | "TEST_F_SIGNAL" | "TEST_F_TIMEOUT" => true,
+        _ => return None,
+    };
+    let args = rest.strip_suffix(')')?;
+    let mut parts = args.split(',').map(str::trim);
+    let is_name = |s: &&str| {
+        !s.is_empty()
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let first = parts.next().filter(is_name)?;
+    if !fixture {
+        return Some(format!("global.{first}"));
+    }
+    let name = parts.next().filter(is_name)?;
+    Some(format!("{first}.{name}"))
+}
+
+/// The kselftest harness (C): when `signature` is the head of a fixture's set-up or
+/// teardown (`FIXTURE_SETUP(fixture)`, `FIXTURE_TEARDOWN(fixture)`), the fixture's
+/// name: each test of the fixture runs it.
+pub fn kselftest_fixture(signature: &str) -> Option<&str> {
+    let (head, rest) = signature.split_once('(')?;
+    if !matches!(head.trim_end(), "FIXTURE_SETUP" | "FIXTURE_TEARDOWN") {
+        return None;
+    }
+    let name = rest.strip_suffix(')')?.trim();
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then_some(name)
+}
+
 /// Whether the attribute or annotation lines in `above` (the lines just above a
 /// declaration, nearest last) mark a test: a `#[...]` (Rust, `sigil` `#`) or `@...`
 /// (Java, `sigil` `@`) line whose name contains `test` (`#[test]`, `#[tokio::test]`,
@@ -334,5 +375,42 @@ mod tests {
         let lines: Vec<&str> = src.lines().collect();
         assert_eq!(attributes_above(&lines, 5), "#[test]\n#[ignore]");
         assert_eq!(attributes_above(&lines, 1), "");
+    }
+
+    #[test]
+    fn kselftest_heads_give_the_runners_names() {
+        use super::kselftest_id;
+        assert_eq!(
+            kselftest_id("TEST_F(hmm, open_close)").as_deref(),
+            Some("hmm.open_close")
+        );
+        assert_eq!(
+            kselftest_id("TEST_F_TIMEOUT(hmm, big, 60)").as_deref(),
+            Some("hmm.big")
+        );
+        assert_eq!(
+            kselftest_id("TEST(negative_ENOSYS)").as_deref(),
+            Some("global.negative_ENOSYS")
+        );
+        assert_eq!(
+            kselftest_id("TEST_SIGNAL(segv, SIGSEGV)").as_deref(),
+            Some("global.segv")
+        );
+        assert_eq!(super::kselftest_fixture("FIXTURE_SETUP(hmm)"), Some("hmm"));
+        assert_eq!(
+            super::kselftest_fixture("FIXTURE_TEARDOWN( hmm )"),
+            Some("hmm")
+        );
+        assert_eq!(super::kselftest_fixture("FIXTURE(hmm)"), None);
+        assert_eq!(super::kselftest_fixture("TEST_F(hmm, a)"), None);
+        for other in [
+            "FIXTURE_SETUP(hmm)",
+            "int test_x(void)",
+            "TEST_F(hmm)",
+            "TEST(1)",
+            "SYSCALL_DEFINE0(fork)",
+        ] {
+            assert_eq!(kselftest_id(other), None, "{other}");
+        }
     }
 }
