@@ -54,6 +54,21 @@ fn tests_of(v: &Value) -> Vec<(String, Option<String>, u64, bool)> {
     common::impact_tests(v)
 }
 
+/// The tests `impact TARGET` lists: `(file::test, depth, trusted)`, in answer order.
+fn test_runs(root: &Path, db: &Path, target: &str) -> Vec<(String, u64, bool)> {
+    let v = impact(root, db, &[target], 0);
+    tests_of(&v)
+        .into_iter()
+        .map(|(file, test, depth, trusted)| {
+            (
+                format!("{file}::{}", test.unwrap_or_default()),
+                depth,
+                trusted,
+            )
+        })
+        .collect()
+}
+
 fn s(x: &str) -> String {
     x.to_string()
 }
@@ -166,19 +181,7 @@ fn impact_of_a_class_groups_by_file_with_chains_and_tests() {
 #[test]
 fn python_tests_are_listed_as_the_runner_names_them() {
     let (_dir, root, db) = common::indexed_fixture("py-test-runs");
-    let tests = |target: &str| -> Vec<(String, u64, bool)> {
-        let v = impact(&root, &db, &[target], 0);
-        tests_of(&v)
-            .into_iter()
-            .map(|(file, test, depth, trusted)| {
-                (
-                    format!("{file}::{}", test.unwrap_or_default()),
-                    depth,
-                    trusted,
-                )
-            })
-            .collect()
-    };
+    let tests = |target: &str| test_runs(&root, &db, target);
     let t = |id: &str, depth: u64| (id.to_string(), depth, true);
     assert_eq!(
         tests("func:shop/cart.py::price_of"),
@@ -263,17 +266,8 @@ fn python_tests_are_listed_as_the_runner_names_them() {
 #[test]
 fn kselftest_tests_are_listed_as_the_harness_runner_names_them() {
     let (_dir, root, db) = common::indexed_fixture("c-kselftest");
-    let tests = |target: &str| -> Vec<(String, u64, bool)> {
-        let v = impact(&root, &db, &[target], 0);
-        tests_of(&v)
-            .into_iter()
-            .map(|(file, test, depth, trusted)| {
-                assert_eq!(file, "selftests/hmm-tests.c");
-                (test.unwrap_or_default(), depth, trusted)
-            })
-            .collect()
-    };
-    let t = |id: &str, depth: u64| (id.to_string(), depth, true);
+    let tests = |target: &str| test_runs(&root, &db, target);
+    let t = |id: &str, depth: u64| (format!("selftests/hmm-tests.c::{id}"), depth, true);
     // Callers are tests themselves; a reached FIXTURE_SETUP or FIXTURE_TEARDOWN
     // stands for every test of its fixture, one hop on.
     assert_eq!(

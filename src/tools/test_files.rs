@@ -380,22 +380,14 @@ mod tests {
     #[test]
     fn kselftest_heads_give_the_runners_names() {
         use super::kselftest_id;
-        assert_eq!(
-            kselftest_id("TEST_F(hmm, open_close)").as_deref(),
-            Some("hmm.open_close")
-        );
-        assert_eq!(
-            kselftest_id("TEST_F_TIMEOUT(hmm, big, 60)").as_deref(),
-            Some("hmm.big")
-        );
-        assert_eq!(
-            kselftest_id("TEST(negative_ENOSYS)").as_deref(),
-            Some("global.negative_ENOSYS")
-        );
-        assert_eq!(
-            kselftest_id("TEST_SIGNAL(segv, SIGSEGV)").as_deref(),
-            Some("global.segv")
-        );
+        for (head, id) in [
+            ("TEST_F(hmm, open_close)", "hmm.open_close"),
+            ("TEST_F_TIMEOUT(hmm, big, 60)", "hmm.big"),
+            ("TEST(negative_ENOSYS)", "global.negative_ENOSYS"),
+            ("TEST_SIGNAL(segv, SIGSEGV)", "global.segv"),
+        ] {
+            assert_eq!(kselftest_id(head).as_deref(), Some(id), "{head}");
+        }
         assert_eq!(super::kselftest_fixture("FIXTURE_SETUP(hmm)"), Some("hmm"));
         assert_eq!(
             super::kselftest_fixture("FIXTURE_TEARDOWN( hmm )"),

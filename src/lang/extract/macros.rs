@@ -419,110 +419,61 @@ struct Definer {
     suffix: &'static str,
 }
 
+impl Definer {
+    /// A kernel macro with the argument count in its name, naming the function by its
+    /// first argument after `prefix` (`SYSCALL_DEFINE3(read, ..)` -> `sys_read`).
+    const fn numbered(macro_name: &'static [u8], prefix: &'static str) -> Definer {
+        Definer {
+            macro_name,
+            digits: true,
+            arity: None,
+            c_only: false,
+            prefix,
+            parts: 1,
+            suffix: "",
+        }
+    }
+
+    /// A macro of the kselftest harness (C only) taking `arity` arguments, naming the
+    /// function by its first `parts` joined by `_`, then `suffix`.
+    const fn harness(
+        macro_name: &'static [u8],
+        arity: usize,
+        parts: usize,
+        suffix: &'static str,
+    ) -> Definer {
+        Definer {
+            macro_name,
+            digits: false,
+            arity: Some(arity),
+            c_only: true,
+            prefix: "",
+            parts,
+            suffix,
+        }
+    }
+}
+
 /// Rule 8's macros, with the names the Linux kernel gives what they define: its
 /// `scripts/tags.sh` for system calls and BPF helpers, the expansions in
 /// `tools/testing/selftests/kselftest_harness.h` for the selftests' harness.
 const DEFINERS: &[Definer] = &[
-    // SYSCALL_DEFINE3(read, ..) -> sys_read
-    Definer {
-        macro_name: b"SYSCALL_DEFINE",
-        digits: true,
-        arity: None,
-        c_only: false,
-        prefix: "sys_",
-        parts: 1,
-        suffix: "",
-    },
-    // COMPAT_SYSCALL_DEFINE3(lseek, ..) -> compat_sys_lseek
-    Definer {
-        macro_name: b"COMPAT_SYSCALL_DEFINE",
-        digits: true,
-        arity: None,
-        c_only: false,
-        prefix: "compat_sys_",
-        parts: 1,
-        suffix: "",
-    },
+    // SYSCALL_DEFINE3(read, ..) -> sys_read; COMPAT_.. -> compat_sys_read
+    Definer::numbered(b"SYSCALL_DEFINE", "sys_"),
+    Definer::numbered(b"COMPAT_SYSCALL_DEFINE", "compat_sys_"),
     // BPF_CALL_2(bpf_map_lookup_elem, ..) -> bpf_map_lookup_elem
-    Definer {
-        macro_name: b"BPF_CALL_",
-        digits: true,
-        arity: None,
-        c_only: false,
-        prefix: "",
-        parts: 1,
-        suffix: "",
-    },
-    // TEST(name) -> name
-    Definer {
-        macro_name: b"TEST",
-        digits: false,
-        arity: Some(1),
-        c_only: true,
-        prefix: "",
-        parts: 1,
-        suffix: "",
-    },
-    // TEST_SIGNAL(name, SIGSEGV) -> name
-    Definer {
-        macro_name: b"TEST_SIGNAL",
-        digits: false,
-        arity: Some(2),
-        c_only: true,
-        prefix: "",
-        parts: 1,
-        suffix: "",
-    },
-    // TEST_F(fixture, name) -> fixture_name
-    Definer {
-        macro_name: b"TEST_F",
-        digits: false,
-        arity: Some(2),
-        c_only: true,
-        prefix: "",
-        parts: 2,
-        suffix: "",
-    },
-    // TEST_F_SIGNAL(fixture, name, SIGSEGV) -> fixture_name
-    Definer {
-        macro_name: b"TEST_F_SIGNAL",
-        digits: false,
-        arity: Some(3),
-        c_only: true,
-        prefix: "",
-        parts: 2,
-        suffix: "",
-    },
-    // TEST_F_TIMEOUT(fixture, name, 60) -> fixture_name
-    Definer {
-        macro_name: b"TEST_F_TIMEOUT",
-        digits: false,
-        arity: Some(3),
-        c_only: true,
-        prefix: "",
-        parts: 2,
-        suffix: "",
-    },
-    // FIXTURE_SETUP(fixture) -> fixture_setup
-    Definer {
-        macro_name: b"FIXTURE_SETUP",
-        digits: false,
-        arity: Some(1),
-        c_only: true,
-        prefix: "",
-        parts: 1,
-        suffix: "_setup",
-    },
-    // FIXTURE_TEARDOWN(fixture) -> fixture_teardown
-    Definer {
-        macro_name: b"FIXTURE_TEARDOWN",
-        digits: false,
-        arity: Some(1),
-        c_only: true,
-        prefix: "",
-        parts: 1,
-        suffix: "_teardown",
-    },
+    Definer::numbered(b"BPF_CALL_", ""),
+    // TEST(name), TEST_SIGNAL(name, SIGSEGV) -> name
+    Definer::harness(b"TEST", 1, 1, ""),
+    Definer::harness(b"TEST_SIGNAL", 2, 1, ""),
+    // TEST_F(fixture, name), TEST_F_SIGNAL(.., SIGSEGV), TEST_F_TIMEOUT(.., 60)
+    // -> fixture_name
+    Definer::harness(b"TEST_F", 2, 2, ""),
+    Definer::harness(b"TEST_F_SIGNAL", 3, 2, ""),
+    Definer::harness(b"TEST_F_TIMEOUT", 3, 2, ""),
+    // FIXTURE_SETUP(fixture) -> fixture_setup; FIXTURE_TEARDOWN -> fixture_teardown
+    Definer::harness(b"FIXTURE_SETUP", 1, 1, "_setup"),
+    Definer::harness(b"FIXTURE_TEARDOWN", 1, 1, "_teardown"),
 ];
 
 /// Rule 8's match: where a function-defining macro's head is and what it defines.
