@@ -161,7 +161,7 @@ pub fn kselftest_id(signature: &str) -> Option<String> {
         "TEST_F" | "TEST_F_SIGNAL" | "TEST_F_TIMEOUT" => true,
         _ => return None,
     };
-    let args = rest.strip_suffix(')')?;
+    let args = rest.split_once(')')?.0;
     let mut parts = args.split(',').map(str::trim);
     let is_name = |s: &&str| {
         !s.is_empty()
@@ -184,7 +184,7 @@ pub fn kselftest_fixture(signature: &str) -> Option<&str> {
     if !matches!(head.trim_end(), "FIXTURE_SETUP" | "FIXTURE_TEARDOWN") {
         return None;
     }
-    let name = rest.strip_suffix(')')?.trim();
+    let name = rest.split_once(')')?.0.trim();
     (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         .then_some(name)
 }
@@ -385,6 +385,7 @@ mod tests {
             ("TEST_F_TIMEOUT(hmm, big, 60)", "hmm.big"),
             ("TEST(negative_ENOSYS)", "global.negative_ENOSYS"),
             ("TEST_SIGNAL(segv, SIGSEGV)", "global.segv"),
+            ("TEST(commented) /* why */", "global.commented"),
         ] {
             assert_eq!(kselftest_id(head).as_deref(), Some(id), "{head}");
         }

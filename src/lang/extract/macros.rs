@@ -237,8 +237,9 @@ pub(super) struct Neutralized<'s> {
     /// The source with the idioms of the module docs blanked or rewritten; the same
     /// length as the source, line breaks where they were. Borrowed when nothing changed.
     pub text: Cow<'s, [u8]>,
-    /// Rule 8: `(byte offset of a function name in `text`, the name to give the
-    /// function)`, in offset order (`sys_read` for `SYSCALL_DEFINE3(read, ..)`).
+    /// Rule 8: for each function a macro defines, the byte offset of its name in
+    /// `text` and the name to give it (`sys_read` for `SYSCALL_DEFINE3(read, ..)`), in
+    /// offset order.
     pub renames: Vec<(usize, String)>,
 }
 
@@ -1047,16 +1048,16 @@ mod tests {
             // A declaration (no body), an invocation inside a body, one that does not
             // start its line, a first argument that is not a name, another macro.
             "SYSCALL_DEFINE3(read, int, fd);\n",
-            // Another arity than the harness's (GoogleTest in a C file), a fixture's
-            // struct, a name part that is not a name.
-            "TEST(suite, name)\n{\n}\n",
-            "FIXTURE(hmm) {\n\tint fd;\n};\n",
-            "TEST_F(hmm, 1)\n{\n}\n",
             "void f(void)\n{\n\tSYSCALL_DEFINE1(x, int, a)\n\t{\n\t}\n}\n",
             "int y; SYSCALL_DEFINE1(x, int, a)\n{\n}\n",
             "SYSCALL_DEFINE1(\"x\", int, a)\n{\n}\n",
             "SYSCALL_DEFINEX(x, int, a)\n{\n}\n",
             "COND_SYSCALL(x);\n",
+            // Another arity than the harness's (GoogleTest in a C file), a fixture's
+            // struct, a name part that is not a name.
+            "TEST(suite, name)\n{\n}\n",
+            "FIXTURE(hmm) {\n\tint fd;\n};\n",
+            "TEST_F(hmm, 1)\n{\n}\n",
         ] {
             let done = neutralize(kept.as_bytes(), false);
             assert!(done.renames.is_empty(), "{kept}");
