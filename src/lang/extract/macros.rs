@@ -55,14 +55,15 @@
 //! 8. at file scope, the head of a function that a macro of the Linux kernel defines
 //!    ([`DEFINERS`]): a system call,
 //!    `SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count) {`
-//!    or `COMPAT_SYSCALL_DEFINEn(..)`, a BPF helper, `BPF_CALL_2(name, ..) {`, and in C
+//!    or `COMPAT_SYSCALL_DEFINEn(..)`, a BPF helper, `BPF_CALL_2(name, ..) {`, an
+//!    interrupt entry point, `DEFINE_IDTENTRY_RAW_ERRORCODE(exc_page_fault) {`, and in C
 //!    (not C++) a selftest of the kselftest harness, `TEST(name) {`,
 //!    `TEST_F(fixture, name) {`, `FIXTURE_SETUP(fixture) {`: the grammar reads the head
 //!    as a call statement and the body as a block of its own, so the body's calls had
 //!    no enclosing function. The head is rewritten (same length) as `int read() {` and
 //!    the function is named after the symbol the macro defines, as the kernel's
 //!    `scripts/tags.sh` and the harness's expansions name it: `sys_read`,
-//!    `compat_sys_read`, the BPF helper's first argument, `fixture_name`,
+//!    `compat_sys_read`, the helper's or entry point's first argument, `fixture_name`,
 //!    `fixture_setup`. [`Neutralized::renames`] carries that name to the extractor. Its
 //!    signature is the head as written. This rule writes bytes other than spaces; the
 //!    others only blank.
@@ -403,11 +404,10 @@ pub(super) fn neutralize(source: &[u8], cpp: bool) -> Neutralized<'_> {
 /// A macro that defines a function whose body follows its invocation (rule 8), and
 /// how the function it defines is named.
 struct Definer {
-    /// The macro's name; with `digits`, the part before its arity (`SYSCALL_DEFINE`
-    /// of `SYSCALL_DEFINE3`).
+    /// The macro's name, or what it starts with (see `form`).
     macro_name: &'static [u8],
-    /// The name ends in one or more digits (the argument count of `SYSCALL_DEFINE3`).
-    digits: bool,
+    /// How the invoked name relates to `macro_name`.
+    form: MacroForm,
     /// How many arguments an invocation has; `None`: any number, at least one.
     arity: Option<usize>,
     /// Only in C, not C++ (`TEST(a, b)` of GoogleTest defines a class, not `a_b`).
@@ -420,16 +420,62 @@ struct Definer {
     suffix: &'static str,
 }
 
+/// How a [`Definer`]'s macro is spelled at its invocations.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MacroForm {
+    /// The name itself (`TEST_F`).
+    Exact,
+    /// The name, then one or more digits: the argument count (`SYSCALL_DEFINE3`).
+    Numbered,
+    /// The name, alone or followed by `_` and a variant's capitals
+    /// (`DEFINE_IDTENTRY`, `DEFINE_IDTENTRY_RAW_ERRORCODE`).
+    Family,
+}
+
+impl MacroForm {
+    /// Whether `word` is an invocation's name of the macro `name` in this form.
+    fn matches(self, word: &[u8], name: &[u8]) -> bool {
+        let Some(rest) = word.strip_prefix(name) else {
+            return false;
+        };
+        match self {
+            MacroForm::Exact => rest.is_empty(),
+            MacroForm::Numbered => !rest.is_empty() && rest.iter().all(u8::is_ascii_digit),
+            MacroForm::Family => {
+                rest.is_empty()
+                    || rest.len() > 1
+                        && rest[0] == b'_'
+                        && rest.iter().all(|b| b.is_ascii_uppercase() || *b == b'_')
+            }
+        }
+    }
+}
+
 impl Definer {
     /// A kernel macro with the argument count in its name, naming the function by its
     /// first argument after `prefix` (`SYSCALL_DEFINE3(read, ..)` -> `sys_read`).
     const fn numbered(macro_name: &'static [u8], prefix: &'static str) -> Definer {
         Definer {
             macro_name,
-            digits: true,
+            form: MacroForm::Numbered,
             arity: None,
             c_only: false,
             prefix,
+            parts: 1,
+            suffix: "",
+        }
+    }
+
+    /// A family of kernel macros whose variants all define the function their first
+    /// argument names (`DEFINE_IDTENTRY_RAW_ERRORCODE(exc_page_fault)` ->
+    /// `exc_page_fault`).
+    const fn family(macro_name: &'static [u8]) -> Definer {
+        Definer {
+            macro_name,
+            form: MacroForm::Family,
+            arity: None,
+            c_only: false,
+            prefix: "",
             parts: 1,
             suffix: "",
         }
@@ -445,7 +491,7 @@ impl Definer {
     ) -> Definer {
         Definer {
             macro_name,
-            digits: false,
+            form: MacroForm::Exact,
             arity: Some(arity),
             c_only: true,
             prefix: "",
@@ -456,14 +502,20 @@ impl Definer {
 }
 
 /// Rule 8's macros, with the names the Linux kernel gives what they define: its
-/// `scripts/tags.sh` for system calls and BPF helpers, the expansions in
-/// `tools/testing/selftests/kselftest_harness.h` for the selftests' harness.
+/// `scripts/tags.sh` for system calls and BPF helpers, the macros' expansions for the
+/// interrupt entry points (`arch/x86/include/asm/idtentry.h`,
+/// `arch/powerpc/include/asm/interrupt.h`) and the selftests' harness
+/// (`tools/testing/selftests/kselftest_harness.h`).
 const DEFINERS: &[Definer] = &[
     // SYSCALL_DEFINE3(read, ..) -> sys_read; COMPAT_.. -> compat_sys_read
     Definer::numbered(b"SYSCALL_DEFINE", "sys_"),
     Definer::numbered(b"COMPAT_SYSCALL_DEFINE", "compat_sys_"),
     // BPF_CALL_2(bpf_map_lookup_elem, ..) -> bpf_map_lookup_elem
     Definer::numbered(b"BPF_CALL_", ""),
+    // DEFINE_IDTENTRY_RAW_ERRORCODE(exc_page_fault) -> exc_page_fault (x86);
+    // DEFINE_INTERRUPT_HANDLER_ASYNC(timer_interrupt) -> timer_interrupt (powerpc)
+    Definer::family(b"DEFINE_IDTENTRY"),
+    Definer::family(b"DEFINE_INTERRUPT_HANDLER"),
     // TEST(name), TEST_SIGNAL(name, SIGSEGV) -> name
     Definer::harness(b"TEST", 1, 1, ""),
     Definer::harness(b"TEST_SIGNAL", 2, 1, ""),
@@ -499,14 +551,9 @@ fn definer_head(source: &[u8], tokens: &[Token], index: usize, cpp: bool) -> Opt
         return None;
     };
     let word = &source[start..end];
-    let definer = DEFINERS.iter().find(|d| {
-        (!cpp || !d.c_only)
-            && match word.strip_prefix(d.macro_name) {
-                Some(rest) if d.digits => !rest.is_empty() && rest.iter().all(u8::is_ascii_digit),
-                Some(rest) => rest.is_empty(),
-                None => false,
-            }
-    })?;
+    let definer = DEFINERS
+        .iter()
+        .find(|d| (!cpp || !d.c_only) && d.form.matches(word, d.macro_name))?;
     let after_statement = match index.checked_sub(1).map(|i| &tokens[i]) {
         None | Some(Token::Directive) => true,
         Some(Token::Punct { byte, .. }) => matches!(byte, b';' | b'{' | b'}'),
@@ -1004,12 +1051,12 @@ mod tests {
     fn system_call_heads_are_rewritten_as_function_heads_and_renamed() {
         // fs/read_write.c, shortened: the arguments over two lines, a comment before
         // the body, an arity of 0 and a compat definition.
-        let source = "#include <x.h>\nSYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf,\n\t\tsize_t, count) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nSYSCALL_DEFINE0(fork)\n{\n}\nCOMPAT_SYSCALL_DEFINE1(lseek, int, fd) {\n}\nBPF_CALL_2(bpf_get, void *, map, u32, key)\n{\n}\n";
+        let source = "#include <x.h>\nSYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf,\n\t\tsize_t, count) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nSYSCALL_DEFINE0(fork)\n{\n}\nCOMPAT_SYSCALL_DEFINE1(lseek, int, fd) {\n}\nBPF_CALL_2(bpf_get, void *, map, u32, key)\n{\n}\nDEFINE_IDTENTRY_RAW_ERRORCODE(exc_page_fault)\n{\n}\nDEFINE_IDTENTRY(exc_int3)\n{\n}\n";
         let done = neutralize(source.as_bytes(), false);
         let text = String::from_utf8(done.text.into_owned()).unwrap();
         assert_eq!(
             text,
-            "#include <x.h>\nint            read(                                       \n               ) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nint            fork()\n{\n}\nint                   lseek(         ) {\n}\nint       bpf_get(                       )\n{\n}\n"
+            "#include <x.h>\nint            read(                                       \n               ) /* c */\n{\n\treturn ksys_read(fd, buf, count);\n}\nint            fork()\n{\n}\nint                   lseek(         ) {\n}\nint       bpf_get(                       )\n{\n}\nint                          exc_page_fault()\n{\n}\nint            exc_int3()\n{\n}\n"
         );
         let read = source.find("(read").unwrap();
         let fork = source.find("(fork").unwrap();
@@ -1021,6 +1068,11 @@ mod tests {
                 (fork, "sys_fork".to_string()),
                 (lseek, "compat_sys_lseek".to_string()),
                 (source.find("(bpf_get").unwrap(), "bpf_get".to_string()),
+                (
+                    source.find("(exc_page_fault").unwrap(),
+                    "exc_page_fault".to_string(),
+                ),
+                (source.find("(exc_int3").unwrap(), "exc_int3".to_string()),
             ]
         );
         // The kselftest harness, in C.
@@ -1052,6 +1104,8 @@ mod tests {
             "int y; SYSCALL_DEFINE1(x, int, a)\n{\n}\n",
             "SYSCALL_DEFINE1(\"x\", int, a)\n{\n}\n",
             "SYSCALL_DEFINEX(x, int, a)\n{\n}\n",
+            "DEFINE_IDTENTRYX(x)\n{\n}\n",
+            "DEFINE_IDTENTRY_(x)\n{\n}\n",
             "COND_SYSCALL(x);\n",
             // Another arity than the harness's (GoogleTest in a C file), a fixture's
             // struct, a name part that is not a name.
