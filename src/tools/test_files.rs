@@ -155,38 +155,41 @@ pub fn is_test_function(path: &str, name: &str, qualified: &str, above: &str) ->
 /// `fixture.name`, or `global.name` for a test without a fixture. `None` otherwise,
 /// set-ups and teardowns included.
 pub fn kselftest_id(signature: &str) -> Option<String> {
-    let (head, rest) = signature.split_once('(')?;
-    let fixture = match head.trim_end() {
-        "TEST" | "TEST_SIGNAL" => false,
-        "TEST_F" | "TEST_F_SIGNAL" | "TEST_F_TIMEOUT" => true,
-        _ => return None,
-    };
-    let args = rest.split_once(')')?.0;
-    let mut parts = args.split(',').map(str::trim);
-    let is_name = |s: &&str| {
-        !s.is_empty()
-            && !s.starts_with(|c: char| c.is_ascii_digit())
-            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    };
-    let first = parts.next().filter(is_name)?;
-    if !fixture {
-        return Some(format!("global.{first}"));
+    let (macro_name, mut names) = harness_head(signature)?;
+    let first = names.next()??;
+    match macro_name {
+        "TEST" | "TEST_SIGNAL" => Some(format!("global.{first}")),
+        "TEST_F" | "TEST_F_SIGNAL" | "TEST_F_TIMEOUT" => {
+            Some(format!("{first}.{}", names.next()??))
+        }
+        _ => None,
     }
-    let name = parts.next().filter(is_name)?;
-    Some(format!("{first}.{name}"))
 }
 
 /// The kselftest harness (C): when `signature` is the head of a fixture's set-up or
 /// teardown (`FIXTURE_SETUP(fixture)`, `FIXTURE_TEARDOWN(fixture)`), the fixture's
 /// name: each test of the fixture runs it.
 pub fn kselftest_fixture(signature: &str) -> Option<&str> {
-    let (head, rest) = signature.split_once('(')?;
-    if !matches!(head.trim_end(), "FIXTURE_SETUP" | "FIXTURE_TEARDOWN") {
-        return None;
+    let (macro_name, mut names) = harness_head(signature)?;
+    match macro_name {
+        "FIXTURE_SETUP" | "FIXTURE_TEARDOWN" => names.next()?,
+        _ => None,
     }
-    let name = rest.split_once(')')?.0.trim();
-    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        .then_some(name)
+}
+
+/// A macro invocation's head, `MACRO(a, b, ..)` (text after the `)` ignored): the
+/// macro's name and its arguments, each `Some` when it is a name (letters, digits,
+/// `_`; not starting with a digit).
+fn harness_head(signature: &str) -> Option<(&str, impl Iterator<Item = Option<&str>>)> {
+    let (head, rest) = signature.split_once('(')?;
+    let args = rest.split_once(')')?.0;
+    let names = args.split(',').map(str::trim).map(|s| {
+        (!s.is_empty()
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then_some(s)
+    });
+    Some((head.trim_end(), names))
 }
 
 /// Whether the attribute or annotation lines in `above` (the lines just above a

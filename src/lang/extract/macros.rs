@@ -554,12 +554,7 @@ fn definer_head(source: &[u8], tokens: &[Token], index: usize, cpp: bool) -> Opt
     let definer = DEFINERS
         .iter()
         .find(|d| (!cpp || !d.c_only) && d.form.matches(word, d.macro_name))?;
-    let after_statement = match index.checked_sub(1).map(|i| &tokens[i]) {
-        None | Some(Token::Directive) => true,
-        Some(Token::Punct { byte, .. }) => matches!(byte, b';' | b'{' | b'}'),
-        _ => false,
-    };
-    if !after_statement || !starts_line(source, start) {
+    if !starts_statement(tokens, index) || !starts_line(source, start) {
         return None;
     }
     let Some(Token::Punct {
@@ -607,10 +602,11 @@ fn definer_head(source: &[u8], tokens: &[Token], index: usize, cpp: bool) -> Opt
         name.push_str(part);
     }
     name.push_str(definer.suffix);
-    let Token::Word {
+    // The first argument is a name (the loop above checked it).
+    let [Token::Word {
         start: first_start,
         end: first_end,
-    } = tokens[index + 2]
+    }] = *arguments[0]
     else {
         return None;
     };
@@ -644,14 +640,8 @@ fn invocation_line(
     let Token::Word { start, .. } = tokens[index] else {
         return None;
     };
-    let after_statement = match index.checked_sub(1).map(|i| &tokens[i]) {
-        None | Some(Token::Directive) => true,
-        Some(Token::Punct {
-            byte: b';' | b'{' | b'}',
-            ..
-        }) => true,
-        _ => invocation_end == Some(index - 1),
-    };
+    let after_statement =
+        starts_statement(tokens, index) || (index > 0 && invocation_end == Some(index - 1));
     if !after_statement || !starts_line(source, start) {
         return None;
     }
@@ -694,12 +684,9 @@ fn storage_before_invocation(
     if first == index || !matches!(word_at(first), Some(b"static" | b"extern")) {
         return None;
     }
-    let statement_start = match first.checked_sub(1).map(|i| &tokens[i]) {
-        None | Some(Token::Directive) => true,
-        Some(Token::Punct { byte, .. }) => matches!(byte, b';' | b'{' | b'}'),
-        _ => false,
-    };
-    if !statement_start || !matches!(tokens.get(index + 1), Some(Token::Punct { byte: b'(', .. })) {
+    if !starts_statement(tokens, first)
+        || !matches!(tokens.get(index + 1), Some(Token::Punct { byte: b'(', .. }))
+    {
         return None;
     }
     let close = matching_paren(tokens, index + 1)?;
@@ -711,6 +698,16 @@ fn storage_before_invocation(
         return None;
     };
     (nested && ends).then(|| (start, token_end(&tokens[index - 1])))
+}
+
+/// True when token `i` starts a statement: it is the first token, or the token before
+/// it is a directive, `;`, `{` or `}`.
+fn starts_statement(tokens: &[Token], i: usize) -> bool {
+    match i.checked_sub(1).map(|p| &tokens[p]) {
+        None | Some(Token::Directive) => true,
+        Some(Token::Punct { byte, .. }) => matches!(byte, b';' | b'{' | b'}'),
+        _ => false,
+    }
 }
 
 /// The text of token `i` when it is a word.
