@@ -208,3 +208,70 @@ fn more_concurrent_searches_than_pooled_connections_never_wait_for_the_pool() {
         started.elapsed()
     );
 }
+
+#[test]
+fn another_process_asks_the_watch_and_walks_nothing() {
+    // Two workspaces of one root and database, as a `serve` and a command beside it
+    // would hold them (each open file description takes its own lock).
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("m.py"), "def one():\n    pass\n").unwrap();
+    let server = open(root);
+    server.watch().unwrap();
+    eventually("the first background run", || {
+        server.freshness().is_current()
+    });
+    let command = open(root);
+    assert_eq!(command.synced_by_server(), Some(std::process::id()));
+    for round in 0..5 {
+        std::fs::write(
+            root.join("m.py"),
+            format!("def one():\n    pass\n\ndef r{round}():\n    one()\n"),
+        )
+        .unwrap();
+        // Right after the write: the command's call waits for the server's run.
+        command.refresh_within(Duration::ZERO).unwrap();
+        assert_eq!(functions(&command), ["one", format!("r{round}").as_str()]);
+    }
+    assert_eq!(command.freshness().call_walks(), 0, "the command walked");
+    assert_eq!(server.freshness().call_walks(), 0);
+    // Once the tree is quiet, the server keeps the totals, so that a command reads
+    // them instead of counting: they are the counted ones, at the current generation.
+    let kept = || -> Option<String> {
+        let conn = command.store().conn().unwrap();
+        conn.query_row("SELECT value FROM meta WHERE key = 'totals'", [], |r| {
+            r.get(0)
+        })
+        .ok()
+    };
+    let counted = || {
+        let conn = command.store().conn().unwrap();
+        conn.query_row(
+            "SELECT (SELECT value FROM meta WHERE key = 'generation') || ' ' ||
+                    (SELECT count(*) FROM nodes) || ' ' || (SELECT count(*) FROM edges)",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .unwrap()
+    };
+    eventually("the totals kept", || {
+        kept().as_deref() == Some(counted().as_str())
+    });
+    let totals = command.store().stored_totals().unwrap();
+    assert_eq!(
+        format!("{} {} {}", totals.generation, totals.nodes, totals.edges),
+        counted()
+    );
+    assert_eq!(totals.files, 1);
+    // Other walk options: the server's answer would not be the command's.
+    let mut other = IndexOptions::default();
+    other.walk.ignore_files = false;
+    let elsewhere = Workspace::open(root, None, other).unwrap();
+    assert_eq!(elsewhere.synced_by_server(), None);
+    elsewhere.refresh_within(Duration::ZERO).unwrap();
+    assert_eq!(elsewhere.freshness().call_walks(), 1);
+    // A workspace that watches asks nobody; once the watch is gone, nobody answers.
+    assert_eq!(server.synced_by_server(), None);
+    drop(server);
+    assert_eq!(command.synced_by_server(), None);
+}

@@ -230,6 +230,11 @@ pub struct IndexReport {
     /// run finds no file, builds from nothing, or rebuilds (`--full`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignore_warning: Option<walk::ignore_audit::IgnoreWarning>,
+    /// The process id of the server whose file watch had the index current, when this
+    /// command asked it instead of walking (`file_source` is then `server` and nothing
+    /// was read); `None` for a run of this process.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served_by: Option<u32>,
 }
 
 /// Most unreadable paths listed in [`IndexReport::unreadable_paths`].

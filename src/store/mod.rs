@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 /// Process-wide SQLite settings, applied once before the first connection opens
 /// (SQLite accepts them only before it initializes; a later call changes nothing).
@@ -243,6 +243,77 @@ impl Store {
     pub fn generation(&self) -> Result<i64, StoreError> {
         Ok(read_generation(&*self.conn()?)?)
     }
+
+    /// The index as it stands, read in one transaction: its generation and how many
+    /// files, nodes and edges it holds. The node and edge totals come from `meta`
+    /// (key `totals`) when they were kept for this generation, else they are counted
+    /// (writing nothing).
+    pub fn stored_totals(&self) -> Result<StoredTotals, StoreError> {
+        let mut conn = self.conn()?;
+        let tx = conn.transaction()?;
+        let generation = read_generation(&tx)?;
+        let files: i64 = tx.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+        let kept: Option<String> = tx
+            .query_row("SELECT value FROM meta WHERE key = 'totals'", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        let kept = kept.as_deref().and_then(|v| {
+            let parts: Vec<i64> = v.split(' ').filter_map(|p| p.parse().ok()).collect();
+            match parts[..] {
+                [g, nodes, edges] if g == generation => Some((nodes, edges)),
+                _ => None,
+            }
+        });
+        let (nodes, edges) = match kept {
+            Some(totals) => totals,
+            None => tx.query_row(
+                "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?,
+        };
+        Ok(StoredTotals {
+            generation,
+            files,
+            nodes,
+            edges,
+        })
+    }
+
+    /// [`Store::stored_totals`], then keeps the node and edge totals in `meta` for
+    /// that generation (unless a run has moved it since), so that the next reader
+    /// need not count. The count is a read (deferred)
+    /// transaction; the write lock is held only for the one-row write.
+    ///
+    /// Errors: the database cannot be read or written.
+    pub fn keep_totals(&self) -> Result<StoredTotals, StoreError> {
+        let t = self.stored_totals()?;
+        self.conn()?.execute(
+            "INSERT INTO meta (key, value)
+             SELECT 'totals', ?1
+             WHERE (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation') = ?2
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            rusqlite::params![
+                format!("{} {} {}", t.generation, t.nodes, t.edges),
+                t.generation
+            ],
+        )?;
+        Ok(t)
+    }
+}
+
+/// What [`Store::stored_totals`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredTotals {
+    /// `meta.generation`.
+    pub generation: i64,
+    /// Rows of `files`.
+    pub files: i64,
+    /// Rows of `nodes`.
+    pub nodes: i64,
+    /// Rows of `edges`.
+    pub edges: i64,
 }
 
 /// Reads `meta.generation` on `conn`.

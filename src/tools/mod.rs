@@ -23,6 +23,7 @@ pub mod symbol_source;
 pub mod symbol_summary;
 pub mod test_files;
 pub mod unified_diff;
+pub mod watch_sync;
 pub mod watcher;
 pub mod workspace;
 pub mod workspace_root;

@@ -34,6 +34,11 @@
 //! stat walk of the tree, as is the first run of a watch; the log says so. When the watcher
 //! cannot be started (no inotify watches left, say), [`Watch::start`] fails and the
 //! caller keeps the per-call check.
+//!
+//! Another process can ask the watch whether the index is current, without walking
+//! the tree itself ([`super::watch_sync`]): it creates a *cookie* file beside the
+//! database, and the refresher deletes it once a run that began after every event
+//! counted before the cookie's creation has finished ([`Cookies`]).
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Component, Path, PathBuf};
@@ -63,7 +68,19 @@ pub trait Refresh: Send + Sync {
         changed: Option<&[PathBuf]>,
         events_at_start: u64,
     ) -> Result<IndexReport, String>;
+
+    /// Called after runs that changed the index, once nothing is pending: when the
+    /// tree has been quiet for [`IDLE_AFTER`], or before another process's cookie is
+    /// answered. For what the next reader would otherwise do itself, and more slowly
+    /// (the workspace keeps its node and edge totals: counting them takes a command
+    /// with a cold cache about 100 ms on the Linux kernel, this process a few ms).
+    /// Does nothing by default.
+    fn idle(&self) {}
 }
+
+/// How long the tree must be quiet after a run that changed the index before
+/// [`Refresh::idle`] is called.
+pub const IDLE_AFTER: Duration = Duration::from_millis(500);
 
 /// Beyond this many changed paths between two runs, the watch stops listing them and
 /// the next run walks the tree (a walk is cheaper than stat-ing that many one by one).
@@ -72,6 +89,13 @@ pub const MAX_LISTED: usize = 1_000;
 /// The paths changed since the last run began: `Some` while the watch saw every
 /// event, `None` once it may have missed one (or listed more than [`MAX_LISTED`]).
 type Changed = Arc<Mutex<Option<BTreeSet<PathBuf>>>>;
+
+/// The cookies of other processes not yet answered (see [`super::watch_sync`]): each
+/// path with the event count when the watch saw it created. The refresher deletes one
+/// once [`FreshnessCounters::indexed_upto`] is above that count: a finished run began
+/// after every event counted before the cookie, so the index includes what they
+/// changed.
+type Cookies = Arc<Mutex<Vec<(PathBuf, u64)>>>;
 
 /// What wakes the refresher thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -289,6 +313,9 @@ impl Watch {
     /// The first background run starts at once, so the index is brought up to date
     /// with the disk as it was when the watch began. `own_files` are the workspace's
     /// database files (the index and the agent memory), whose writes are not events.
+    /// `cookie_prefix`: the path prefix of the cookies other processes create to ask
+    /// whether the index is current ([`super::watch_sync::cookie_prefix`] of the
+    /// database); `None` answers none.
     ///
     /// Errors: the watcher's own (`notify::Error`), e.g. when the system's limit of
     /// watched directories is reached; nothing keeps running then.
@@ -296,9 +323,12 @@ impl Watch {
         target: &Arc<R>,
         root: &Path,
         own_files: Vec<PathBuf>,
+        cookie_prefix: Option<PathBuf>,
         counters: Arc<FreshnessCounters>,
     ) -> Result<Watch, notify::Error> {
         let root = root.to_path_buf();
+        let cookies: Cookies = Arc::new(Mutex::new(Vec::new()));
+        let asking = Arc::clone(&cookies);
         let (wake, woken) = mpsc::channel::<Wake>();
         if let Ok(mut waker) = counters.waker.lock() {
             *waker = Some(wake.clone());
@@ -311,6 +341,11 @@ impl Watch {
         let writes = Arc::new(Mutex::new(Writes::default()));
         let writing = Arc::clone(&writes);
         let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| {
+            if let (Ok(event), Some(prefix)) = (&res, &cookie_prefix) {
+                if note_cookies(event, prefix, &asking, seen.events()) {
+                    let _ = wake.send(Wake::Call);
+                }
+            }
             if let Ok(mut w) = writing.lock() {
                 match &res {
                     Ok(event) if !event.need_rescan() => w.note(event, &handler_root, &own_files),
@@ -366,6 +401,7 @@ impl Watch {
         let pending = Pending {
             changed,
             writes,
+            cookies,
             quiet: QUIET,
         };
         std::thread::Builder::new()
@@ -383,16 +419,20 @@ impl Watch {
 struct Pending {
     changed: Changed,
     writes: Arc<Mutex<Writes>>,
+    /// Cookies waiting for their answer.
+    cookies: Cookies,
     /// The quiet after the last event ([`QUIET`]; tests shorten or lengthen it).
     quiet: Duration,
 }
 
 impl Pending {
-    /// The quiet the next run waits for: [`SETTLED_QUIET`] while a call waits and the
-    /// writes have settled, else `self.quiet`.
+    /// The quiet the next run waits for: [`SETTLED_QUIET`] while a call (of this
+    /// process, or another's cookie) waits and the writes have settled, else
+    /// `self.quiet`.
     fn quiet_now(&self, counters: &FreshnessCounters) -> Duration {
         let settled = || self.writes.lock().is_ok_and(|w| w.settled());
-        if counters.waiting.load(Ordering::SeqCst) > 0 && settled() {
+        let asked = || self.cookies.lock().is_ok_and(|c| !c.is_empty());
+        if (counters.waiting.load(Ordering::SeqCst) > 0 || asked()) && settled() {
             SETTLED_QUIET.min(self.quiet)
         } else {
             self.quiet
@@ -409,9 +449,14 @@ fn refresher<R: Refresh>(
     woken: mpsc::Receiver<Wake>,
 ) {
     let Pending {
-        changed, writes, ..
+        changed,
+        writes,
+        cookies,
+        ..
     } = &pending;
     let mut last_event = Instant::now();
+    // A run changed the index since the last `idle` call.
+    let mut owed_idle = false;
     loop {
         // Drain: wait for the quiet after the last event (shorter once a call waits
         // and the writes are over; a close or a call wakes this to look again).
@@ -452,6 +497,7 @@ fn refresher<R: Refresh>(
             }
             match result {
                 Ok(r) => {
+                    owed_idle |= r.changed;
                     if r.file_source != crate::walk::FileSource::Events {
                         counters.background_walks.fetch_add(1, Ordering::Relaxed);
                     }
@@ -472,13 +518,78 @@ fn refresher<R: Refresh>(
                 Err(e) => tracing::warn!("file watcher: background index run failed: {e}"),
             }
         }
-        // Sleep until the next event.
-        match woken.recv() {
+        let asked = cookies.lock().is_ok_and(|c| !c.is_empty());
+        if owed_idle && asked && counters.is_current() {
+            let Some(target) = target.upgrade() else {
+                return;
+            };
+            target.idle();
+            owed_idle = false;
+        }
+        answer_cookies(cookies, &counters);
+        // Sleep until the next event; after a run that changed the index, at most
+        // until the tree has been quiet for IDLE_AFTER.
+        let next = if owed_idle {
+            woken.recv_timeout(IDLE_AFTER)
+        } else {
+            woken.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        };
+        match next {
             Ok(Wake::Event) => last_event = Instant::now(),
             Ok(Wake::Closed | Wake::Call) => {}
-            Err(_) => return,
+            Err(RecvTimeoutError::Timeout) => {
+                if counters.is_current() {
+                    let Some(target) = target.upgrade() else {
+                        return;
+                    };
+                    target.idle();
+                    owed_idle = false;
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
         }
     }
+}
+
+/// Adds the cookies `event` creates to `cookies`, with `events` (the count of events
+/// the watch has seen before this one); returns whether it added any. A cookie
+/// already waiting keeps its count.
+fn note_cookies(event: &Event, prefix: &Path, cookies: &Cookies, events: u64) -> bool {
+    if matches!(event.kind, EventKind::Access(_) | EventKind::Remove(_)) {
+        return false;
+    }
+    let Ok(mut waiting) = cookies.lock() else {
+        return false;
+    };
+    let mut added = false;
+    for path in &event.paths {
+        if super::watch_sync::is_cookie(path, prefix) && !waiting.iter().any(|(p, _)| p == path) {
+            waiting.push((path.clone(), events));
+            added = true;
+        }
+    }
+    added
+}
+
+/// Deletes the cookies whose answer is known: a finished run began after every event
+/// counted before each was created. The others wait for a later run.
+fn answer_cookies(cookies: &Cookies, counters: &FreshnessCounters) {
+    let upto = counters.indexed_upto.load(Ordering::SeqCst);
+    let Ok(mut waiting) = cookies.lock() else {
+        return;
+    };
+    waiting.retain(|(path, events)| {
+        if upto > *events {
+            if let Err(e) = std::fs::remove_file(path) {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!("file watcher: cookie {} not deleted: {e}", path.display());
+                }
+            }
+            false
+        } else {
+            true
+        }
+    });
 }
 
 /// Adds the paths of `event` the index may hold to the list of changes (or drops the
@@ -817,6 +928,7 @@ mod tests {
         let pending = Pending {
             changed: Arc::new(Mutex::new(Some(BTreeSet::new()))),
             writes: Arc::clone(&writes),
+            cookies: Arc::new(Mutex::new(Vec::new())),
             quiet: Duration::from_secs(3600),
         };
         let weak = Arc::downgrade(&target);
@@ -873,7 +985,8 @@ mod tests {
             counters: Arc::clone(&counters),
             runs: AtomicU64::new(0),
         });
-        let watch = Watch::start(&target, dir.path(), Vec::new(), Arc::clone(&counters)).unwrap();
+        let watch =
+            Watch::start(&target, dir.path(), Vec::new(), None, Arc::clone(&counters)).unwrap();
         assert!(counters.wait_current(Duration::from_secs(20)), "first run");
         assert_eq!(
             Arc::weak_count(&target),
@@ -889,6 +1002,43 @@ mod tests {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    #[test]
+    fn a_cookie_is_answered_only_by_a_run_that_began_after_the_events_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("index.db");
+        let prefix = crate::tools::watch_sync::cookie_prefix(&db);
+        let cookie = dir.path().join("index.db.cookie-1-0");
+        std::fs::write(&cookie, "").unwrap();
+        let cookies: Cookies = Arc::new(Mutex::new(Vec::new()));
+        let c = FreshnessCounters::default();
+        let create = EventKind::Create(CreateKind::File);
+        let path = cookie.to_str().unwrap();
+        // Seen after 3 events; a second notice of the same cookie keeps that count.
+        assert!(note_cookies(&event(create, path), &prefix, &cookies, 3));
+        assert!(!note_cookies(&event(create, path), &prefix, &cookies, 5));
+        assert!(!note_cookies(
+            &event(EventKind::Remove(notify::event::RemoveKind::File), path),
+            &prefix,
+            &cookies,
+            5
+        ));
+        assert!(!note_cookies(
+            &event(create, dir.path().join("a.py").to_str().unwrap()),
+            &prefix,
+            &cookies,
+            5
+        ));
+        // No run yet, then a run that began before the third event: no answer.
+        answer_cookies(&cookies, &c);
+        c.note_run(2);
+        answer_cookies(&cookies, &c);
+        assert!(cookie.exists() && cookies.lock().unwrap().len() == 1);
+        // A run that began once the three were counted: the cookie is deleted.
+        c.note_run(3);
+        answer_cookies(&cookies, &c);
+        assert!(!cookie.exists() && cookies.lock().unwrap().is_empty());
     }
 
     #[test]

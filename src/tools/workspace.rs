@@ -13,6 +13,7 @@ use crate::memory::{self, MemoryStore};
 use crate::store::{self, Store, StoreError};
 
 use super::impact::OpenCalls;
+use super::watch_sync;
 use super::watcher::{FreshnessCounters, Refresh, Watch};
 use super::ToolError;
 
@@ -46,6 +47,9 @@ pub struct Workspace {
     freshness: Arc<FreshnessCounters>,
     /// The file watcher, once [`Workspace::watch`] started one.
     watch: OnceLock<Watch>,
+    /// The lock that tells other processes this watch answers their cookies
+    /// ([`super::watch_sync::publish`]), held while the watch runs.
+    published: OnceLock<watch_sync::Published>,
     /// A watch is being started ([`Workspace::expect_watch`]): calls wait for its first
     /// run as they would under the watch.
     watch_starting: AtomicBool,
@@ -100,6 +104,7 @@ impl Workspace {
             in_degrees: Mutex::new(None),
             freshness: Arc::default(),
             watch: OnceLock::new(),
+            published: OnceLock::new(),
             watch_starting: AtomicBool::new(false),
         })
     }
@@ -263,6 +268,9 @@ impl Workspace {
         if self.answers_as_is(full) {
             return Ok(None);
         }
+        if !full && self.synced_by_server().is_some() {
+            return Ok(None);
+        }
         match self.refresh_for_call(full, progress) {
             Ok(report) => Ok(report),
             Err(e) => self.stale_or(e).map(|()| None),
@@ -366,11 +374,67 @@ impl Workspace {
             .ok()
             .and_then(|t| *t)
             .is_some_and(|t| t.elapsed() < max_age);
-        if !recent {
+        if !recent && self.synced_by_server().is_none() {
             self.freshness.note_call_walk();
             self.refresh_for_call(false, &|_| {})?;
         }
         Ok(())
+    }
+
+    /// When another process's file watch keeps this database fresh (a `serve` of the
+    /// same root with the same walk options), waits until its index includes every
+    /// change made before this call and returns that process's id; `None` when no
+    /// such watch answers (see [`super::watch_sync`]): the caller walks the tree. A
+    /// workspace with a watch of its own, or with no index yet, asks nobody.
+    pub fn synced_by_server(&self) -> Option<u32> {
+        if self.watch.get().is_some() || !self.has_index() {
+            return None;
+        }
+        let fingerprint = watch_sync::fingerprint(&self.options);
+        match watch_sync::sync(
+            self.store.path(),
+            &self.root,
+            &fingerprint,
+            watch_sync::SYNC_WAIT,
+        ) {
+            watch_sync::Synced::Yes { pid, waited } => {
+                tracing::debug!(
+                    "the file watch of process {pid} has the index current ({} ms): no walk",
+                    waited.as_millis()
+                );
+                if let Ok(mut t) = self.last_fresh.lock() {
+                    *t = Some(std::time::Instant::now());
+                }
+                Some(pid)
+            }
+            watch_sync::Synced::No { why } => {
+                tracing::debug!("walking the tree: {why}");
+                None
+            }
+        }
+    }
+
+    /// An index command's report when [`Workspace::synced_by_server`] answered with
+    /// `pid`: nothing was read (`file_source` `server`, `served_by` the pid), the
+    /// totals are the index's as it stands. `started`: when the command began.
+    ///
+    /// Errors: the database cannot be read.
+    pub fn served_report(
+        &self,
+        pid: u32,
+        started: std::time::Instant,
+    ) -> Result<IndexReport, ToolError> {
+        let t = self.store.stored_totals()?;
+        Ok(IndexReport {
+            files_seen: usize::try_from(t.files).unwrap_or(0),
+            nodes: t.nodes,
+            edges: t.edges,
+            generation: t.generation,
+            duration_ms: started.elapsed().as_millis() as u64,
+            file_source: crate::walk::FileSource::Server,
+            served_by: Some(pid),
+            ..IndexReport::default()
+        })
     }
 
     /// Whether the index is current once the run of this process in progress, if any,
@@ -394,9 +458,38 @@ impl Workspace {
         }
         let db = self.store.path().to_path_buf();
         let own_files = vec![db.clone(), memory::db_path(&db)];
-        let started = match Watch::start(self, &self.root, own_files, Arc::clone(&self.freshness)) {
+        // The watch reports paths under the canonical root: the cookies' prefix must be
+        // spelled the same way to be recognized.
+        let canonical_db = db
+            .parent()
+            .and_then(|dir| dir.canonicalize().ok())
+            .zip(db.file_name())
+            .map(|(dir, name)| dir.join(name))
+            .unwrap_or_else(|| db.clone());
+        let started = match Watch::start(
+            self,
+            &self.root,
+            own_files,
+            Some(watch_sync::cookie_prefix(&canonical_db)),
+            Arc::clone(&self.freshness),
+        ) {
             Ok(watch) => {
                 let _ = self.watch.set(watch);
+                let fingerprint = watch_sync::fingerprint(&self.options);
+                match watch_sync::publish(&canonical_db, &self.root, fingerprint) {
+                    Ok(Some(published)) => {
+                        let _ = self.published.set(published);
+                    }
+                    Ok(None) => tracing::debug!(
+                        "the watch of {} answers no other process (its database is outside the root, or another server answers)",
+                        self.root.display()
+                    ),
+                    Err(e) => tracing::warn!(
+                        "the watch of {} answers no other process: {} cannot be written: {e}",
+                        self.root.display(),
+                        watch_sync::watch_file_path(&db).display()
+                    ),
+                }
                 Ok(())
             }
             Err(e) => Err(e.to_string()),
@@ -573,5 +666,19 @@ impl Refresh for Workspace {
     ) -> Result<IndexReport, String> {
         self.refresh_changed(changed, events_at_start)
             .map_err(|e| e.to_string())
+    }
+
+    fn idle(&self) {
+        let t = std::time::Instant::now();
+        match self.store.keep_totals() {
+            Ok(totals) => tracing::debug!(
+                "file watcher: totals kept for generation {} ({} nodes, {} edges) in {} ms",
+                totals.generation,
+                totals.nodes,
+                totals.edges,
+                t.elapsed().as_millis()
+            ),
+            Err(e) => tracing::debug!("file watcher: totals not kept: {e}"),
+        }
     }
 }

@@ -79,7 +79,10 @@ pub fn audit(
     is_code: &dyn Fn(&str) -> bool,
 ) -> Option<IgnoreWarning> {
     if !opts.ignore_files
-        || matches!(walk.source, FileSource::Events | FileSource::Shards)
+        || matches!(
+            walk.source,
+            FileSource::Events | FileSource::Shards | FileSource::Server
+        )
         || (walk.source == FileSource::Git && !walk.files.is_empty())
     {
         return None;
@@ -89,7 +92,7 @@ pub fn audit(
     let hidden = match walk.source {
         FileSource::Git => rules_by_git(root, &entries),
         FileSource::Directories => rules_by_files(root, &entries),
-        FileSource::Events | FileSource::Shards => return None,
+        FileSource::Events | FileSource::Shards | FileSource::Server => return None,
     };
     if hidden.is_empty() {
         return None;

@@ -172,6 +172,9 @@ pub enum FileSource {
     /// No listing: the files came from shard databases, each of which walked the tree
     /// (`constellation merge`).
     Shards,
+    /// No listing and no stat: another process's file watch had the index current (a
+    /// `serve` of the same root, asked through a cookie file), so nothing was read.
+    Server,
 }
 
 /// What a walk found: the regular files, sorted by path, and the paths it could not
