@@ -122,8 +122,10 @@ def stop_server(proc: subprocess.Popen | None) -> None:
         proc.kill()
 
 
-def start_http_server(binary: str, root: str, db: str | None, token: str):
-    """Starts `serve ROOT [--db DB] --http 127.0.0.1:0 --token TOKEN` and reads the URL
+def start_http_server(binary: str, root: str, db: str | None, token: str,
+                      extra: list[str] | None = None):
+    """Starts `serve ROOT [--db DB] --http 127.0.0.1:0 --token TOKEN [EXTRA...]` (EXTRA:
+    walk options such as --no-ignore) and reads the URL
     of its endpoint from the start-up line on stderr (the rest of stderr is drained on a
     daemon thread, so the server never blocks on a full pipe). Returns (process, url);
     url is None when the server ended without printing one."""
@@ -131,6 +133,7 @@ def start_http_server(binary: str, root: str, db: str | None, token: str):
 
     cmd = [binary, "serve", root, "--http", "127.0.0.1:0", "--token", token]
     cmd += ["--db", db] if db else []
+    cmd += extra or []
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     url = None

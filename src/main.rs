@@ -78,11 +78,18 @@ struct Global {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Index ROOT incrementally (only what changed since the last run).
+    /// Index ROOT incrementally (only what changed since the last run). When a
+    /// `serve` of ROOT with the same walk options keeps this index fresh from its file
+    /// watch, it is asked instead: the command waits until the server's index includes
+    /// every change made before it started, and walks nothing.
     Index {
         /// Workspace root.
         #[arg(default_value = ".")]
         root: PathBuf,
+        /// Walk the tree and index it here even when a server's file watch keeps this
+        /// index fresh.
+        #[arg(long)]
+        walk: bool,
         /// Rebuild the whole index from scratch.
         #[arg(long)]
         full: bool,
@@ -693,6 +700,11 @@ fn status(root: &Path, g: &Global, json: bool) -> Result<i32> {
         s.nodes,
         s.edges
     )?;
+    if let Some(pid) = s.served_by {
+        outln!(
+            "watched    by the server of process {pid}: commands ask it instead of walking the tree"
+        )?;
+    }
     match &s.pending_files {
         Some(p) if s.pending_changes => outln!(
             "pending    {} added, {} changed, {} removed since it was built (run `constellation index`)",
@@ -720,6 +732,7 @@ fn run(cli: Cli) -> Result<i32> {
             vacuum_into,
             scip,
             shard,
+            walk,
             ..
         } => {
             let view = ProgressView::new(g.quiet || json);
@@ -730,9 +743,18 @@ fn run(cli: Cli) -> Result<i32> {
             opts.shard = shard;
             let db = db_path(&root, &g);
             let progress = |p| view.update(p);
+            let started = std::time::Instant::now();
             let (ws, report) = if db.exists() {
                 let ws = open_workspace(&root, &g)?;
-                let report = constellation::index::index(ws.store(), ws.root(), &opts, &progress)?;
+                // A server watching this root keeps the index fresh: ask it instead of
+                // walking (an incremental run with the server's walk options only).
+                let served = (!walk && !full && shard.is_none() && opts.scip.is_empty())
+                    .then(|| ws.synced_by_server())
+                    .flatten();
+                let report = match served {
+                    Some(pid) => ws.served_report(pid, started)?,
+                    None => constellation::index::index(ws.store(), ws.root(), &opts, &progress)?,
+                };
                 (ws, report)
             } else {
                 // A new database appears complete or not at all.
@@ -760,6 +782,16 @@ fn run(cli: Cli) -> Result<i32> {
                     obj.extend(extra);
                 }
                 outln!("{v}")?;
+            } else if let Some(pid) = report.served_by {
+                outln!(
+                    "up to date: the file watch of process {pid} keeps {} indexed; {} files; {} nodes, {} edges; generation {}; {:.2}s",
+                    ws.root().display(),
+                    report.files_seen,
+                    report.nodes,
+                    report.edges,
+                    report.generation,
+                    report.duration_ms as f64 / 1000.0
+                )?;
             } else {
                 let what = match shard {
                     Some(s) => format!("shard {s} of {}", ws.root().display()),

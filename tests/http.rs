@@ -26,14 +26,18 @@ impl Drop for Served {
 /// Starts `serve ROOT --db DB --http 127.0.0.1:0 [--token TOKEN]` and reads the bound
 /// address from its stderr.
 fn serve(root: &std::path::Path, db: &std::path::Path, token: Option<&str>) -> Served {
+    serve_with(root, Some(db), token)
+}
+
+/// [`serve`], with the default database (`ROOT/.constellation/index.db`) when `db` is
+/// `None`.
+fn serve_with(root: &std::path::Path, db: Option<&std::path::Path>, token: Option<&str>) -> Served {
     let mut cmd = Command::new(common::bin());
-    cmd.args([
-        "serve",
-        root.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-    ])
-    .args(["--http", "127.0.0.1:0"]);
+    cmd.args(["serve", root.to_str().unwrap()]);
+    if let Some(db) = db {
+        cmd.args(["--db", db.to_str().unwrap()]);
+    }
+    cmd.args(["--http", "127.0.0.1:0"]);
     if let Some(t) = token {
         cmd.args(["--token", t]);
     }
@@ -157,4 +161,75 @@ fn a_generated_token_is_stored_beside_the_database_for_its_owner_only() {
         let mode = std::fs::metadata(&file).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
+}
+
+/// `index ROOT --json` with the default database: its report.
+fn index_json(root: &std::path::Path) -> serde_json::Value {
+    let out = common::run_ok(&["index", root.to_str().unwrap(), "--json"]);
+    let last = out.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
+    serde_json::from_str(last).unwrap()
+}
+
+#[test]
+fn a_command_beside_a_watching_server_asks_it_instead_of_walking() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("m.py"), "def one():\n    pass\n").unwrap();
+    // An index exists before the server starts (a command with no index builds one).
+    assert_eq!(index_json(&root)["fileSource"], "directories");
+    let served = serve_with(&root, None, Some("t0ken-for-tests"));
+    let pid = served.child.id();
+    // The watch starts in the background: wait until the server answers.
+    let start = std::time::Instant::now();
+    loop {
+        let r = index_json(&root);
+        if r["fileSource"] == "server" {
+            assert_eq!(r["servedBy"], pid, "{r}");
+            assert_eq!(
+                (r["filesSeen"].as_u64(), r["filesParsed"].as_u64()),
+                (Some(1), Some(0))
+            );
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never served: {r}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // An edit made just before a command is in what the command reads: the command
+    // waits for the server's run instead of walking.
+    for round in 0..5 {
+        std::fs::write(
+            root.join(format!("n{round}.py")),
+            format!("def fresh{round}():\n    one()\n"),
+        )
+        .unwrap();
+        let r = index_json(&root);
+        assert_eq!(r["fileSource"], "server", "{r}");
+        assert_eq!(r["filesSeen"].as_u64(), Some(round + 2), "{r}");
+        let names = common::run_ok(&[
+            "sql",
+            root.to_str().unwrap(),
+            &format!("SELECT name FROM symbols WHERE name = 'fresh{round}'"),
+        ]);
+        assert!(names.contains(&format!("fresh{round}")), "{names}");
+    }
+    // A command with other walk options does not take the server's answer.
+    let out = common::run_ok(&["index", root.to_str().unwrap(), "--json", "--no-ignore"]);
+    assert!(out.contains("\"fileSource\":\"directories\""), "{out}");
+    // No cookie is left behind.
+    let cookies: Vec<_> = std::fs::read_dir(root.join(".constellation"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".cookie-"))
+        .collect();
+    assert!(cookies.is_empty(), "{cookies:?}");
+    // The server gone, commands walk again (its lock went with it).
+    drop(served);
+    std::fs::write(root.join("late.py"), "def late():\n    pass\n").unwrap();
+    let r = index_json(&root);
+    assert_eq!(r["fileSource"], "directories", "{r}");
+    assert_eq!(r["filesParsed"].as_u64(), Some(1), "{r}");
 }

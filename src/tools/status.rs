@@ -142,6 +142,11 @@ pub struct RootStatus {
     pub pending_files: Option<PendingFiles>,
     /// The file watch; `None` outside a server.
     pub watcher: Option<WatcherStatus>,
+    /// The process id of the server whose file watch keeps this index fresh and
+    /// answers the commands run beside it (`constellation index`, `search`, ...: they
+    /// ask it instead of walking the tree); `None` when no server does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served_by: Option<u32>,
 }
 
 /// The `get_status` answer.
@@ -199,6 +204,7 @@ fn counts(
         pending_changes: false,
         pending_files: None,
         watcher: None,
+        served_by: super::watch_sync::watching_server(database).map(|w| w.pid),
     })
 }
 
