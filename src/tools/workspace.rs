@@ -411,6 +411,14 @@ impl Workspace {
                 tracing::debug!("walking the tree: {why}");
                 None
             }
+            watch_sync::Synced::TimedOut { pid } => {
+                tracing::warn!(
+                    "the server of process {pid} watches {} but did not answer within {} s; walking the tree (`index --walk` skips the wait)",
+                    self.root.display(),
+                    watch_sync::SYNC_WAIT.as_secs()
+                );
+                None
+            }
         }
     }
 
