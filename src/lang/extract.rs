@@ -275,6 +275,11 @@ fn compiled(lang: Language) -> Result<&'static Compiled, LangError> {
         })
 }
 
+/// Builds the compiled query of `lang` if no thread has yet.
+pub(super) fn prepare(lang: Language) -> Result<(), LangError> {
+    compiled(lang).map(|_| ())
+}
+
 fn compile(lang: Language) -> Result<Compiled, String> {
     let (grammar, source): (tree_sitter::Language, &str) = match lang {
         Language::Rust => (tree_sitter_rust::LANGUAGE.into(), RUST_QUERY),

@@ -250,6 +250,35 @@ impl Server {
                 ws.expect_watch();
             }
         }
+        // The queries compile once per process, at the first file of each language: a
+        // watch whose first run reads nothing would have its first edit pay for them.
+        let stores: Vec<Arc<Workspace>> = all.clone();
+        let spawned = std::thread::Builder::new()
+            .name("constellation-queries".into())
+            .spawn(move || {
+                let t = std::time::Instant::now();
+                let languages: std::collections::BTreeSet<String> = stores
+                    .iter()
+                    .filter_map(|ws| ws.store().languages().ok())
+                    .flatten()
+                    .collect();
+                drop(stores);
+                let known = languages
+                    .iter()
+                    .filter_map(|l| crate::lang::Language::from_name(l));
+                for lang in known {
+                    if let Err(e) = crate::lang::prepare(lang) {
+                        tracing::error!("{e}");
+                    }
+                }
+                tracing::debug!(
+                    "queries of {languages:?} compiled in {} ms",
+                    t.elapsed().as_millis()
+                );
+            });
+        if let Err(e) = spawned {
+            tracing::debug!("queries not compiled ahead: {e}");
+        }
         let starter = self.clone();
         tokio::task::spawn_blocking(move || {
             for ws in &all {

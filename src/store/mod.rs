@@ -244,6 +244,20 @@ impl Store {
         Ok(read_generation(&*self.conn()?)?)
     }
 
+    /// The languages of the files the index holds (`files.language`, distinct, sorted).
+    ///
+    /// Errors: the database cannot be read.
+    pub fn languages(&self) -> Result<Vec<String>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(
+            "SELECT DISTINCT language FROM files WHERE language IS NOT NULL ORDER BY language",
+        )?;
+        let rows = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        Ok(rows)
+    }
+
     /// The index as it stands, read in one transaction: its generation and how many
     /// files, nodes and edges it holds. The node and edge totals come from `meta`
     /// (key `totals`) when they were kept for this generation, else they are counted
