@@ -295,12 +295,18 @@ mod tests {
         assert!(a != b && is_cookie(&a, &prefix) && is_cookie(&b, &prefix));
     }
 
-    #[test]
-    fn without_a_server_or_with_another_root_or_options_nothing_is_waited_for() {
+    /// A root with its database directory: (the temporary directory, root, database).
+    fn tree() -> (tempfile::TempDir, PathBuf, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let db = root.join(".constellation/index.db");
         std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+        (dir, root, db)
+    }
+
+    #[test]
+    fn without_a_server_or_with_another_root_or_options_nothing_is_waited_for() {
+        let (_dir, root, db) = tree();
         let quick = Duration::from_millis(200);
         assert!(matches!(sync(&db, &root, "f", quick), Synced::No { .. }));
 
@@ -344,10 +350,7 @@ mod tests {
 
     #[test]
     fn a_deleted_cookie_is_an_answer_and_a_database_outside_the_root_is_not_published() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let db = root.join(".constellation/index.db");
-        std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+        let (_dir, root, db) = tree();
         let _published = publish(&db, &root, "f".into()).unwrap().expect("published");
         let prefix = cookie_prefix(&db);
         let dbdir = db.parent().unwrap().to_path_buf();
