@@ -275,3 +275,27 @@ fn another_process_asks_the_watch_and_walks_nothing() {
     drop(server);
     assert_eq!(command.synced_by_server(), None);
 }
+
+#[test]
+fn a_second_server_of_the_database_answers_once_the_first_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("m.py"), "def one():\n    pass\n").unwrap();
+    let first = open(root);
+    first.watch().unwrap();
+    eventually("the first watch's run", || first.freshness().is_current());
+    let second = open(root);
+    second.watch().unwrap();
+    eventually("the second watch's run", || second.freshness().is_current());
+    let command = open(root);
+    assert!(command.synced_by_server().is_some(), "the first answers");
+    drop(first);
+    // The second publishes before its next run, which any change starts.
+    std::fs::write(root.join("n.py"), "def two():\n    pass\n").unwrap();
+    eventually("the second answers", || {
+        command.synced_by_server().is_some()
+    });
+    command.refresh_within(Duration::ZERO).unwrap();
+    assert_eq!(functions(&command), ["one", "two"]);
+    assert_eq!(command.freshness().call_walks(), 0);
+}

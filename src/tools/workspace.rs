@@ -483,27 +483,53 @@ impl Workspace {
         ) {
             Ok(watch) => {
                 let _ = self.watch.set(watch);
-                let fingerprint = watch_sync::fingerprint(&self.options);
-                match watch_sync::publish(&canonical_db, &self.root, fingerprint) {
-                    Ok(Some(published)) => {
-                        let _ = self.published.set(published);
-                    }
-                    Ok(None) => tracing::debug!(
-                        "the watch of {} answers no other process (its database is outside the root, or another server answers)",
-                        self.root.display()
-                    ),
-                    Err(e) => tracing::warn!(
-                        "the watch of {} answers no other process: {} cannot be written: {e}",
-                        self.root.display(),
-                        watch_sync::watch_file_path(&db).display()
-                    ),
-                }
+                self.publish_watch(true);
                 Ok(())
             }
             Err(e) => Err(e.to_string()),
         };
         self.watch_starting.store(false, Ordering::SeqCst);
         started
+    }
+
+    /// Tells other processes that this workspace's watch answers their cookies
+    /// ([`watch_sync::publish`]), unless it already does or has no watch. Tried when
+    /// the watch starts (`first`: the outcome is logged) and again before each of its
+    /// runs: another server of the same database that answered in its place may have
+    /// exited since.
+    fn publish_watch(&self, first: bool) {
+        if self.watch.get().is_none() || self.published.get().is_some() {
+            return;
+        }
+        let db = self.store.path();
+        let canonical_db = db
+            .parent()
+            .and_then(|dir| dir.canonicalize().ok())
+            .zip(db.file_name())
+            .map(|(dir, name)| dir.join(name))
+            .unwrap_or_else(|| db.to_path_buf());
+        let fingerprint = watch_sync::fingerprint(&self.options);
+        match watch_sync::publish(&canonical_db, &self.root, fingerprint) {
+            Ok(Some(published)) => {
+                let _ = self.published.set(published);
+                if !first {
+                    tracing::info!(
+                        "the watch of {} now answers other processes",
+                        self.root.display()
+                    );
+                }
+            }
+            Ok(None) if first => tracing::debug!(
+                "the watch of {} answers no other process (its database is outside the root, or another server answers)",
+                self.root.display()
+            ),
+            Err(e) if first => tracing::warn!(
+                "the watch of {} answers no other process: {} cannot be written: {e}",
+                self.root.display(),
+                watch_sync::watch_file_path(db).display()
+            ),
+            Ok(None) | Err(_) => {}
+        }
     }
 
     /// Says that [`Workspace::watch`] is about to be called (on another thread): until
@@ -672,6 +698,7 @@ impl Refresh for Workspace {
         changed: Option<&[PathBuf]>,
         events_at_start: u64,
     ) -> Result<IndexReport, String> {
+        self.publish_watch(false);
         self.refresh_changed(changed, events_at_start)
             .map_err(|e| e.to_string())
     }
