@@ -466,19 +466,11 @@ impl Workspace {
         }
         let db = self.store.path().to_path_buf();
         let own_files = vec![db.clone(), memory::db_path(&db)];
-        // The watch reports paths under the canonical root: the cookies' prefix must be
-        // spelled the same way to be recognized.
-        let canonical_db = db
-            .parent()
-            .and_then(|dir| dir.canonicalize().ok())
-            .zip(db.file_name())
-            .map(|(dir, name)| dir.join(name))
-            .unwrap_or_else(|| db.clone());
         let started = match Watch::start(
             self,
             &self.root,
             own_files,
-            Some(watch_sync::cookie_prefix(&canonical_db)),
+            Some(watch_sync::cookie_prefix(&self.canonical_db())),
             Arc::clone(&self.freshness),
         ) {
             Ok(watch) => {
@@ -492,6 +484,18 @@ impl Workspace {
         started
     }
 
+    /// The database's path with its directory canonical: the watch reports paths under
+    /// the canonical root, so the cookies' prefix must be spelled the same way to be
+    /// recognized. The path as given when the directory cannot be resolved.
+    fn canonical_db(&self) -> PathBuf {
+        let db = self.store.path();
+        db.parent()
+            .and_then(|dir| dir.canonicalize().ok())
+            .zip(db.file_name())
+            .map(|(dir, name)| dir.join(name))
+            .unwrap_or_else(|| db.to_path_buf())
+    }
+
     /// Tells other processes that this workspace's watch answers their cookies
     /// ([`watch_sync::publish`]), unless it already does or has no watch. Tried when
     /// the watch starts (`first`: the outcome is logged) and again before each of its
@@ -502,12 +506,7 @@ impl Workspace {
             return;
         }
         let db = self.store.path();
-        let canonical_db = db
-            .parent()
-            .and_then(|dir| dir.canonicalize().ok())
-            .zip(db.file_name())
-            .map(|(dir, name)| dir.join(name))
-            .unwrap_or_else(|| db.to_path_buf());
+        let canonical_db = self.canonical_db();
         let fingerprint = watch_sync::fingerprint(&self.options);
         match watch_sync::publish(&canonical_db, &self.root, fingerprint) {
             Ok(Some(published)) => {
