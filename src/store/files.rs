@@ -1842,13 +1842,7 @@ impl<'c> IndexTx<'c> {
                     r.get(0)
                 })
                 .optional()?;
-            let parsed = kept.as_deref().and_then(|v| {
-                let mut parts = v.split(' ').map(str::parse::<i64>);
-                match (parts.next(), parts.next(), parts.next(), parts.next()) {
-                    (Some(Ok(g)), Some(Ok(n)), Some(Ok(e)), None) => Some((g, n, e)),
-                    _ => None,
-                }
-            });
+            let parsed = kept.as_deref().and_then(super::parse_totals);
             if let Some((g, nodes, edges)) = parsed {
                 if g == generation {
                     return Ok((nodes, edges));

@@ -263,6 +263,11 @@ impl Store {
     /// (key `totals`) when they were kept for this generation, else they are counted
     /// (writing nothing).
     pub fn stored_totals(&self) -> Result<StoredTotals, StoreError> {
+        Ok(self.totals_read()?.0)
+    }
+
+    /// [`Store::stored_totals`], and whether the node and edge totals had to be counted.
+    fn totals_read(&self) -> Result<(StoredTotals, bool), StoreError> {
         let mut conn = self.conn()?;
         let tx = conn.transaction()?;
         let generation = read_generation(&tx)?;
@@ -272,13 +277,11 @@ impl Store {
                 r.get(0)
             })
             .optional()?;
-        let kept = kept.as_deref().and_then(|v| {
-            let parts: Vec<i64> = v.split(' ').filter_map(|p| p.parse().ok()).collect();
-            match parts[..] {
-                [g, nodes, edges] if g == generation => Some((nodes, edges)),
-                _ => None,
-            }
-        });
+        let kept = kept
+            .as_deref()
+            .and_then(parse_totals)
+            .and_then(|(g, nodes, edges)| (g == generation).then_some((nodes, edges)));
+        let counted = kept.is_none();
         let (nodes, edges) = match kept {
             Some(totals) => totals,
             None => tx.query_row(
@@ -287,22 +290,26 @@ impl Store {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?,
         };
-        Ok(StoredTotals {
+        let totals = StoredTotals {
             generation,
             files,
             nodes,
             edges,
-        })
+        };
+        Ok((totals, counted))
     }
 
-    /// [`Store::stored_totals`], then keeps the node and edge totals in `meta` for
-    /// that generation (unless a run has moved it since), so that the next reader
-    /// need not count. The count is a read (deferred)
+    /// [`Store::stored_totals`], then, when they had to be counted, keeps the node and
+    /// edge totals in `meta` for that generation (unless a run has moved it since), so
+    /// that the next reader need not count. The count is a read (deferred)
     /// transaction; the write lock is held only for the one-row write.
     ///
     /// Errors: the database cannot be read or written.
     pub fn keep_totals(&self) -> Result<StoredTotals, StoreError> {
-        let t = self.stored_totals()?;
+        let (t, counted) = self.totals_read()?;
+        if !counted {
+            return Ok(t);
+        }
         self.conn()?.execute(
             "INSERT INTO meta (key, value)
              SELECT 'totals', ?1
@@ -328,6 +335,16 @@ pub struct StoredTotals {
     pub nodes: i64,
     /// Rows of `edges`.
     pub edges: i64,
+}
+
+/// The `meta` row `totals` (`GENERATION NODES EDGES`) taken apart; `None` when it is
+/// not three integers.
+pub(crate) fn parse_totals(value: &str) -> Option<(i64, i64, i64)> {
+    let mut parts = value.split(' ').map(str::parse::<i64>);
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(Ok(g)), Some(Ok(n)), Some(Ok(e)), None) => Some((g, n, e)),
+        _ => None,
+    }
 }
 
 /// Reads `meta.generation` on `conn`.
