@@ -956,8 +956,11 @@ fn index_walked(
         Some(c) => c
             .take(&(old_generation, tx.last_run_started()?))
             .filter(|_| !fresh && !pending.paths_changed && !lookups_moved)
-            .inspect(|_| {
+            .map(|mut tables| {
                 c.hits.fetch_add(1, Ordering::Relaxed);
+                // The files read again have new references: their includes too.
+                tables.forget_includes(to_read.iter().filter_map(|(_, s)| s.map(|s| s.id)));
+                tables
             }),
         None => None,
     };
@@ -1908,6 +1911,78 @@ mod tests {
         let fresh = Store::open(&dir.path().join("fresh.db")).unwrap();
         index(&fresh, &root, &IndexOptions::default(), &|_| {}).unwrap();
         assert_eq!(dump(&store), dump(&fresh));
+    }
+
+    #[test]
+    fn kept_include_lists_follow_edits_of_the_includes_of_headers() {
+        // main.c sees what b.h includes. Each step edits the includes of a header only
+        // (no file comes or goes, so the kept tables serve and keep their include
+        // lists), and the index must equal a fresh build's: the calls of main.c move
+        // to the functions of the headers it now sees.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        write(&root, "src/a.h", "int fa(void);\n");
+        write(&root, "src/a.c", "int fa(void) { return 1; }\n");
+        write(&root, "src/c.h", "int fc(void);\n");
+        write(&root, "src/c.c", "int fc(void) { return 2; }\n");
+        write(&root, "src/b.h", "#include \"a.h\"\n");
+        write(
+            &root,
+            "src/main.c",
+            "#include \"b.h\"\nint main(void) { return fa() + fc(); }\n",
+        );
+        let store = Store::open(&dir.path().join("index.db")).unwrap();
+        let cache = Arc::new(ResolverCache::default());
+        let opts = IndexOptions {
+            resolver_cache: Some(Arc::clone(&cache)),
+            ..IndexOptions::default()
+        };
+        let mut n = 0;
+        let mut reference = || {
+            n += 1;
+            let other = Store::open(&dir.path().join(format!("ref{n}.db"))).unwrap();
+            index(&other, &root, &IndexOptions::default(), &|_| {}).unwrap();
+            dump(&other)
+        };
+        index(&store, &root, &IndexOptions::default(), &|_| {}).unwrap();
+        index(&store, &root, &opts, &|_| {}).unwrap();
+        let calls = |store: &Store| -> Vec<String> {
+            dump(store)
+                .into_iter()
+                .filter(|l| l.starts_with("edge func:src/main.c::main calls"))
+                .collect()
+        };
+        let fa = "edge func:src/main.c::main calls func:src/a.c::fa header".to_string();
+        let fc = "edge func:src/main.c::main calls func:src/c.c::fc header".to_string();
+        // Each edit re-reads main.c too (its calls must be resolved again), then leaves
+        // main.c alone while b.h moves back.
+        for (b_h, touch_main, want) in [
+            ("#include \"c.h\"\n", true, vec![fc.clone()]),
+            (
+                "#include \"a.h\"\n#include \"c.h\"\n",
+                false,
+                vec![fa.clone(), fc.clone()],
+            ),
+            ("#include \"a.h\"\n", false, vec![fa.clone()]),
+            ("\n", true, vec![]),
+        ] {
+            write(&root, "src/b.h", b_h);
+            if touch_main {
+                write(
+                    &root,
+                    "src/main.c",
+                    &format!(
+                        "#include \"b.h\"\nint main(void) {{ return fa() + fc(); }}\n/* {} */\n",
+                        b_h.len()
+                    ),
+                );
+            }
+            let hits = cache.hits();
+            index(&store, &root, &opts, &|_| {}).unwrap();
+            assert_eq!(cache.hits(), hits + 1, "the kept tables served");
+            assert_eq!(calls(&store), want, "b.h = {b_h:?}");
+            assert_eq!(dump(&store), reference(), "b.h = {b_h:?}");
+        }
     }
 
     #[test]

@@ -195,6 +195,9 @@ pub struct Resolver {
     companions: FxHashMap<i64, Vec<i64>>,
     /// Go files by directory (all of them, tests included: one package per directory).
     go_dirs: FxHashMap<String, Vec<i64>>,
+    /// C/C++ include lists read so far or kept from earlier runs (see
+    /// [`FileTables`]).
+    includes: FxHashMap<i64, Arc<[i64]>>,
     /// Go file → its imports by local name, as resolved in this run or read back.
     go_imports: FxHashMap<i64, Arc<[(String, GoImport)]>>,
     /// Every import of every file is resolved in this run (a build from nothing), so
@@ -213,9 +216,24 @@ pub struct FileTables {
     families: FxHashMap<i64, Family>,
     companions: FxHashMap<i64, Vec<i64>>,
     go_dirs: FxHashMap<String, Vec<i64>>,
+    /// C/C++: file → the files its own includes resolved to, in include order (what the
+    /// scope walk reads per file). Kept between runs: an entry goes when its file is
+    /// read again ([`FileTables::forget_includes`]) or one of its includes is resolved
+    /// again, so what is left is what the database holds. On the Linux kernel a `.c`
+    /// file sees about 800 headers, and reading their includes again took 17 ms of a
+    /// one-file edit.
+    includes: FxHashMap<i64, Arc<[i64]>>,
 }
 
 impl FileTables {
+    /// Drops the kept include lists of `files` (files a run reads again: their
+    /// references are replaced).
+    pub fn forget_includes(&mut self, files: impl IntoIterator<Item = i64>) {
+        for file in files {
+            self.includes.remove(&file);
+        }
+    }
+
     /// Builds the tables from every indexed file `(id, root-relative path)`.
     pub fn new(root: &Path, files: Vec<(i64, String)>) -> FileTables {
         let modules = Modules::new(root, &files);
@@ -259,6 +277,7 @@ impl FileTables {
             families,
             companions,
             go_dirs,
+            includes: FxHashMap::default(),
         }
     }
 }
@@ -281,6 +300,7 @@ impl Resolver {
             families,
             companions,
             go_dirs,
+            includes,
         } = tables;
         Resolver {
             modules,
@@ -305,6 +325,7 @@ impl Resolver {
             scopes: Default::default(),
             companions,
             go_dirs,
+            includes,
             go_imports: Default::default(),
             all_imports_in_run: fresh,
         }
@@ -318,6 +339,7 @@ impl Resolver {
             families: self.families,
             companions: self.companions,
             go_dirs: self.go_dirs,
+            includes: self.includes,
         }
     }
 
@@ -424,6 +446,7 @@ impl Resolver {
             old.insert(r.id, r);
         }
         if recheck_imports {
+            self.includes.clear();
             self.load_file_nodes(tx)?;
             for (r, status, mut dsts) in tx.imports_with_targets()? {
                 if old.contains_key(&r.id) {
@@ -461,6 +484,7 @@ impl Resolver {
         let t = std::time::Instant::now();
         for (r, is_new) in merge_by_id(new.phase(0), &old[..old_imports]) {
             let r = &*r;
+            self.includes.remove(&r.file_id);
             let outcome = self.resolve_import(tx, r)?;
             if let Some((status, dsts)) = prior.get(&r.id) {
                 let mut now: Vec<i64> = outcome.edges.iter().map(|(n, _)| *n).collect();

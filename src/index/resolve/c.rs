@@ -168,9 +168,10 @@ impl Resolver {
         Ok(scope)
     }
 
-    /// The files `file`'s imports resolved to, in import order (cached).
+    /// The files `file`'s imports resolved to, in import order (cached, across runs of
+    /// one process too: see `FileTables::includes`).
     fn c_direct(&mut self, tx: &IndexTx<'_>, file: i64) -> Result<Arc<[i64]>, IndexError> {
-        if let Some(known) = self.native.c_direct.get(&file) {
+        if let Some(known) = self.includes.get(&file) {
             return Ok(Arc::clone(known));
         }
         let imports = self.symbols.imports_of(tx, file)?;
@@ -178,7 +179,7 @@ impl Resolver {
             .iter()
             .flat_map(|import| import.files.iter().copied())
             .collect();
-        self.native.c_direct.insert(file, Arc::clone(&direct));
+        self.includes.insert(file, Arc::clone(&direct));
         Ok(direct)
     }
 

@@ -46,9 +46,6 @@ pub(super) struct Caches {
     /// C/C++: file → the files whose functions it sees (itself, its headers included
     /// transitively, their companion sources), sorted.
     pub(super) c_scopes: FxHashMap<i64, Arc<[i64]>>,
-    /// C/C++: file → the files its own imports resolved to, in import order (what
-    /// [`Resolver::c_scope`](super::Resolver) walks; each file's list is read once).
-    pub(super) c_direct: FxHashMap<i64, Arc<[i64]>>,
     /// C/C++: the files met by the scope walk in progress (kept to reuse its memory).
     pub(super) c_visited: FxHashSet<i64>,
 }
