@@ -17,9 +17,17 @@ What it measures:
      a fresh database, and compares `constellation export` of both byte for byte (the
      export is sorted by path and key, so identical trees give identical bytes).
 
+With --served, the incremental index is a running server's instead: the tree is indexed
+into its default database (ROOT/.constellation/index.db), `constellation serve ROOT
+--http 127.0.0.1:0 --no-ignore` keeps it fresh from its file watch, and after each edit
+`constellation index ROOT --no-ignore --json` asks the server (it must answer:
+`fileSource` "server") before the export is compared. This checks what one-shot runs
+cannot: the state a server keeps between its runs (the resolver's file tables and the
+include lists of C files) must give the same index as a build from nothing.
+
 How to run (after `cargo build --release`):
 
-    python3 bench/incremental_equal_c.py --corpus DIR [--edits 30] [--seed 20]
+    python3 bench/incremental_equal_c.py --corpus DIR [--edits 30] [--seed 20] [--served]
 
 The binary is $CONSTELLATION_BIN, else target/release/constellation. It prints one
 line per edit (kind, file, equal or MISMATCH, incremental wall ms, resolveMs, refs
@@ -39,7 +47,7 @@ import subprocess
 import tempfile
 import time
 
-from benchlib import constellation_bin, die
+from benchlib import constellation_bin, die, start_http_server, stop_server
 
 FUNC = re.compile(
     rb"^(?:static\s+)?(?:inline\s+)?(?:int|void|long|bool|unsigned int|size_t)\s+\*?(\w+)\(([^)\n]*)\)\s*\n\{\n",
@@ -47,10 +55,11 @@ FUNC = re.compile(
 )
 
 
-def run_index(binary: str, root: str, db: str) -> tuple[float, dict]:
+def run_index(binary: str, root: str, db: str | None) -> tuple[float, dict]:
+    """`index ROOT --no-ignore --json`, into `db` (None: the default database)."""
     t = time.perf_counter()
     out = subprocess.run(
-        [binary, "index", root, "--db", db, "--no-ignore", "--json"],
+        [binary, "index", root, *(["--db", db] if db else []), "--no-ignore", "--json"],
         capture_output=True,
         check=False,
     )
@@ -60,8 +69,9 @@ def run_index(binary: str, root: str, db: str) -> tuple[float, dict]:
     return ms, json.loads(out.stdout)
 
 
-def export(binary: str, root: str, db: str) -> bytes:
-    out = subprocess.run([binary, "export", root, "--db", db], capture_output=True, check=False)
+def export(binary: str, root: str, db: str | None) -> bytes:
+    out = subprocess.run([binary, "export", root, *(["--db", db] if db else [])],
+                         capture_output=True, check=False)
     if out.returncode != 0:
         die(f"export failed: {out.stderr.decode(errors='replace')[-2000:]}")
     return out.stdout
@@ -153,25 +163,40 @@ def main() -> int:
     ap.add_argument("--corpus", required=True, help="C tree to copy")
     ap.add_argument("--edits", type=int, default=30)
     ap.add_argument("--seed", type=int, default=20)
+    ap.add_argument("--served", action="store_true",
+                    help="the incremental index is a running server's (see above)")
     args = ap.parse_args()
     binary = constellation_bin()
     if not os.path.isdir(args.corpus):
         die(f"no corpus at {args.corpus}")
     work = tempfile.mkdtemp(prefix="cst-inc-c-")
+    server = None
     try:
         root = os.path.join(work, "tree")
         shutil.copytree(args.corpus, root, symlinks=True)
         sources, headers = files_of(root, ".c"), files_of(root, ".h")
         hubs = hub_headers(root, headers)
-        inc = os.path.join(work, "inc.db")
+        inc = None if args.served else os.path.join(work, "inc.db")
         ms, first = run_index(binary, root, inc)
         print(f"corpus: {len(sources)} .c, {len(headers)} .h; build from nothing {ms / 1000:.1f} s; "
               f"{first['nodes']} nodes, {first['edges']} edges; hub headers: {', '.join(hubs[:5])}")
+        if args.served:
+            server, url = start_http_server(binary, root, None, "incremental-equal-c-token",
+                                            ["--no-ignore"])
+            if url is None:
+                die("serve --http ended before printing its address")
+            deadline = time.monotonic() + 120
+            while run_index(binary, root, None)[1].get("fileSource") != "server":
+                if time.monotonic() > deadline:
+                    die("the server's file watch did not answer within 120 s")
+                time.sleep(0.2)
         rng = random.Random(args.seed)
         walls, mismatches = [], 0
         for k in range(1, args.edits + 1):
             kind, rel = edit(rng, root, sources, headers, hubs, k)
             wall, report = run_index(binary, root, inc)
+            if args.served and report.get("fileSource") != "server":
+                die(f"edit {k}: answered by {report.get('fileSource')}, not the server")
             full = os.path.join(work, f"full{k}.db")
             run_index(binary, root, full)
             same = export(binary, root, inc) == export(binary, root, full)
@@ -188,6 +213,7 @@ def main() -> int:
               f"mismatches {mismatches} of {len(walls)}")
         return 1 if mismatches else 0
     finally:
+        stop_server(server)
         shutil.rmtree(work, ignore_errors=True)
 
 

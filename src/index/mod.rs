@@ -1913,6 +1913,26 @@ mod tests {
         assert_eq!(dump(&store), dump(&fresh));
     }
 
+    /// A store at `dir/index.db`, a resolver cache, and the options that use it.
+    fn store_with_cache(dir: &Path) -> (Store, Arc<ResolverCache>, IndexOptions) {
+        let store = Store::open(&dir.join("index.db")).unwrap();
+        let cache = Arc::new(ResolverCache::default());
+        let opts = IndexOptions {
+            resolver_cache: Some(Arc::clone(&cache)),
+            ..IndexOptions::default()
+        };
+        (store, cache, opts)
+    }
+
+    /// [`dump`] of a build from nothing of `root` into a new database `dir/ref{n}.db`
+    /// (`n` counts up).
+    fn fresh_dump(dir: &Path, root: &Path, n: &mut usize) -> Vec<String> {
+        *n += 1;
+        let other = Store::open(&dir.join(format!("ref{n}.db"))).unwrap();
+        index(&other, root, &IndexOptions::default(), &|_| {}).unwrap();
+        dump(&other)
+    }
+
     #[test]
     fn kept_include_lists_follow_edits_of_the_includes_of_headers() {
         // main.c sees what b.h includes. Each step edits the includes of a header only
@@ -1931,19 +1951,9 @@ mod tests {
             "src/main.c",
             "#include \"b.h\"\nint main(void) { return fa() + fc(); }\n",
         );
-        let store = Store::open(&dir.path().join("index.db")).unwrap();
-        let cache = Arc::new(ResolverCache::default());
-        let opts = IndexOptions {
-            resolver_cache: Some(Arc::clone(&cache)),
-            ..IndexOptions::default()
-        };
+        let (store, cache, opts) = store_with_cache(dir.path());
         let mut n = 0;
-        let mut reference = || {
-            n += 1;
-            let other = Store::open(&dir.path().join(format!("ref{n}.db"))).unwrap();
-            index(&other, &root, &IndexOptions::default(), &|_| {}).unwrap();
-            dump(&other)
-        };
+        let mut reference = || fresh_dump(dir.path(), &root, &mut n);
         index(&store, &root, &IndexOptions::default(), &|_| {}).unwrap();
         index(&store, &root, &opts, &|_| {}).unwrap();
         let calls = |store: &Store| -> Vec<String> {
@@ -2002,19 +2012,9 @@ mod tests {
             "pkg/b.py",
             "from pkg.a import a\n\ndef b():\n    return a()\n",
         );
-        let store = Store::open(&dir.path().join("index.db")).unwrap();
-        let cache = Arc::new(ResolverCache::default());
-        let opts = IndexOptions {
-            resolver_cache: Some(Arc::clone(&cache)),
-            ..IndexOptions::default()
-        };
+        let (store, cache, opts) = store_with_cache(dir.path());
         let mut n = 0;
-        let mut reference = || {
-            n += 1;
-            let other = Store::open(&dir.path().join(format!("ref{n}.db"))).unwrap();
-            index(&other, &root, &IndexOptions::default(), &|_| {}).unwrap();
-            dump(&other)
-        };
+        let mut reference = || fresh_dump(dir.path(), &root, &mut n);
         index(&store, &root, &IndexOptions::default(), &|_| {}).unwrap();
         // A run with nothing to do (a server's first) builds the tables for the first
         // edit.
