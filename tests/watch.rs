@@ -248,7 +248,8 @@ fn another_process_asks_the_watch_and_walks_nothing() {
         let conn = command.store().conn().unwrap();
         conn.query_row(
             "SELECT (SELECT value FROM meta WHERE key = 'generation') || ' ' ||
-                    (SELECT count(*) FROM nodes) || ' ' || (SELECT count(*) FROM edges)",
+                    (SELECT count(*) FROM nodes) || ' ' || (SELECT count(*) FROM edges)
+                    || ' ' || (SELECT count(*) FROM files)",
             [],
             |r| r.get::<_, String>(0),
         )
@@ -259,7 +260,10 @@ fn another_process_asks_the_watch_and_walks_nothing() {
     });
     let totals = command.store().stored_totals().unwrap();
     assert_eq!(
-        format!("{} {} {}", totals.generation, totals.nodes, totals.edges),
+        format!(
+            "{} {} {} {}",
+            totals.generation, totals.nodes, totals.edges, totals.files
+        ),
         counted()
     );
     assert_eq!(totals.files, 1);

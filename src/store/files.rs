@@ -1832,8 +1832,9 @@ impl<'c> IndexTx<'c> {
     /// The index's node and edge totals at `generation`, as this transaction sees them.
     /// Counting reads every page of the smallest index of `edges` (about 40–60 ms on the
     /// Linux kernel's 2.8M edges from a cold cache), so the count is kept in `meta`
-    /// (key `totals`: `GENERATION NODES EDGES`) and reused by a run that changed nothing
-    /// (`changed` false) at the same generation; every run that counts writes it.
+    /// (key `totals`: `GENERATION NODES EDGES FILES`, see [`super::format_totals`]) and
+    /// reused by a run that changed nothing (`changed` false) at the same generation;
+    /// every run that counts writes it, with the count of `files` too.
     pub fn totals(&self, generation: i64, changed: bool) -> Result<(i64, i64), StoreError> {
         if !changed {
             let kept: Option<String> = self
@@ -1843,21 +1844,20 @@ impl<'c> IndexTx<'c> {
                 })
                 .optional()?;
             let parsed = kept.as_deref().and_then(super::parse_totals);
-            if let Some((g, nodes, edges)) = parsed {
-                if g == generation {
-                    return Ok((nodes, edges));
-                }
+            if let Some(k) = parsed.filter(|k| k.generation == generation) {
+                return Ok((k.nodes, k.edges));
             }
         }
-        let (nodes, edges): (i64, i64) = self.tx.query_row(
-            "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges)",
+        let (nodes, edges, files): (i64, i64, i64) = self.tx.query_row(
+            "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges),
+               (SELECT count(*) FROM files)",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?;
         self.tx.execute(
             "INSERT INTO meta (key, value) VALUES ('totals', ?1)
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [format!("{generation} {nodes} {edges}")],
+            [super::format_totals(generation, nodes, edges, files)],
         )?;
         Ok((nodes, edges))
     }
