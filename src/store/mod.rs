@@ -303,9 +303,9 @@ impl Store {
         Ok((totals, counted))
     }
 
-    /// [`Store::stored_totals`], then, when they had to be counted, keeps the node and
-    /// edge totals in `meta` for that generation (unless a run has moved it since), so
-    /// that the next reader need not count. The count is a read (deferred)
+    /// [`Store::stored_totals`], then, when any had to be counted, keeps the node, edge
+    /// and file totals in `meta` for that generation (unless a run has moved it since),
+    /// so that the next reader need not count. The count is a read (deferred)
     /// transaction; the write lock is held only for the one-row write.
     ///
     /// Errors: the database cannot be read or written.

@@ -72,8 +72,9 @@ pub trait Refresh: Send + Sync {
     /// Called after runs that changed the index, once nothing is pending: when the
     /// tree has been quiet for [`IDLE_AFTER`], or before another process's cookie is
     /// answered. For what the next reader would otherwise do itself, and more slowly
-    /// (the workspace keeps its node and edge totals: counting them takes a command
-    /// with a cold cache about 100 ms on the Linux kernel, this process a few ms).
+    /// (the workspace keeps its node, edge and file totals: counting them takes a
+    /// command with a cold cache about 100 ms on the Linux kernel, this process a few
+    /// ms).
     /// Does nothing by default.
     fn idle(&self) {}
 }
