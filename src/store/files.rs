@@ -1837,14 +1837,7 @@ impl<'c> IndexTx<'c> {
     /// every run that counts writes it, with the count of `files` too.
     pub fn totals(&self, generation: i64, changed: bool) -> Result<(i64, i64), StoreError> {
         if !changed {
-            let kept: Option<String> = self
-                .tx
-                .query_row("SELECT value FROM meta WHERE key = 'totals'", [], |r| {
-                    r.get(0)
-                })
-                .optional()?;
-            let parsed = kept.as_deref().and_then(super::parse_totals);
-            if let Some(k) = parsed.filter(|k| k.generation == generation) {
+            if let Some(k) = super::read_kept_totals(&self.tx, generation)? {
                 return Ok((k.nodes, k.edges));
             }
         }

@@ -272,15 +272,7 @@ impl Store {
         let mut conn = self.conn()?;
         let tx = conn.transaction()?;
         let generation = read_generation(&tx)?;
-        let kept: Option<String> = tx
-            .query_row("SELECT value FROM meta WHERE key = 'totals'", [], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        let kept = kept
-            .as_deref()
-            .and_then(parse_totals)
-            .filter(|k| k.generation == generation);
+        let kept = read_kept_totals(&tx, generation)?;
         let files = match kept.and_then(|k| k.files) {
             Some(files) => files,
             None => tx.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?,
@@ -382,6 +374,23 @@ pub(crate) fn parse_totals(value: &str) -> Option<KeptTotals> {
         }),
         _ => None,
     }
+}
+
+/// The `meta` row `totals` on `conn` when it was kept for `generation` (`None`: no
+/// row, a row of another generation, or one that does not parse).
+pub(crate) fn read_kept_totals(
+    conn: &Connection,
+    generation: i64,
+) -> rusqlite::Result<Option<KeptTotals>> {
+    let kept: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'totals'", [], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    Ok(kept
+        .as_deref()
+        .and_then(parse_totals)
+        .filter(|k| k.generation == generation))
 }
 
 /// Reads `meta.generation` on `conn`.
