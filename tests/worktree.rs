@@ -55,6 +55,19 @@ fn a_second_worktree_parses_only_what_the_first_index_lacks_and_equals_a_fresh_b
 
     let seeded = index_default(&second);
     assert_eq!(seeded["filesParsed"], 2, "{seeded}");
+    // Cloned where this file system can clone files, else copied whole.
+    let probe = dir.path().join("probe");
+    std::fs::write(&probe, b"x").unwrap();
+    let clones = reflink_copy::reflink(&probe, dir.path().join("probe2")).is_ok();
+    assert_eq!(
+        seeded["seededFrom"]["copy"],
+        if clones { "clone" } else { "backup" },
+        "{seeded}"
+    );
+    assert_eq!(
+        Path::new(seeded["seededFrom"]["from"].as_str().unwrap()),
+        main_db.canonicalize().unwrap()
+    );
     assert_eq!(seeded["filesRemoved"], 1, "{seeded}");
     assert_eq!(seeded["filesSeen"], files);
 
@@ -93,4 +106,5 @@ fn outside_git_or_without_another_index_the_build_starts_empty() {
     drop(conn);
     let report = index_default(&other);
     assert_eq!(report["filesParsed"], report["filesSeen"]);
+    assert!(report.get("seededFrom").is_none(), "{report}");
 }

@@ -235,6 +235,10 @@ pub struct IndexReport {
     /// was read); `None` for a run of this process.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub served_by: Option<u32>,
+    /// The index of another git worktree this new database started from, and how it
+    /// was copied ([`worktree::Seed`]); `None` when it did not start from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seeded_from: Option<worktree::Seed>,
 }
 
 /// Most unreadable paths listed in [`IndexReport::unreadable_paths`].
@@ -1663,16 +1667,23 @@ pub fn index_new_database(
     let _run = run_lock::RunLock::acquire(db)?;
     // Another worktree's index, copied, makes this an incremental run (a shard holds
     // a part of the files: it starts empty).
-    let seeded = opts.shard.is_none() && worktree::seed_from_sibling(db, root).is_some();
+    let seeded = match opts.shard {
+        None => worktree::seed_from_sibling(db, root),
+        Some(_) => None,
+    };
     let into_existing = || -> Result<IndexReport, IndexError> {
         let store = Store::open(db)?;
         index_locked(&store, root, opts, progress)
     };
     if db.exists() {
         match into_existing() {
-            // A copy of a damaged index (the backup copies pages as they are): built
+            Ok(mut report) => {
+                report.seeded_from = seeded;
+                return Ok(report);
+            }
+            // A copy of a damaged index (the copy takes pages as they are): built
             // from nothing instead.
-            Err(IndexError::Store(e)) if seeded && e.is_corrupt() => {
+            Err(IndexError::Store(e)) if seeded.is_some() && e.is_corrupt() => {
                 tracing::warn!(
                     "the index copied from another worktree is damaged ({e}); building from scratch"
                 );
