@@ -148,7 +148,8 @@ fn check_schema(conn: &Connection) -> Result<(), rusqlite::Error> {
 /// Clones the database file `from` to the new file `to` with `clone` (a copy-on-write
 /// clone in [`seed`]) when the clone is a consistent snapshot, that is, when the file
 /// holds the whole database and nothing writes it meanwhile:
-/// 1. the run lock of `from` is taken without waiting, so no index run writes it;
+/// 1. the run lock of `from` is taken without waiting, so no index run writes it, and
+///    it must be in WAL mode (a rollback journal beside it would not be cloned);
 /// 2. its write-ahead log is checkpointed into the file and truncated
 ///    (`PRAGMA wal_checkpoint(TRUNCATE)`, waiting up to 2 s for readers of older
 ///    snapshots);
@@ -160,9 +161,9 @@ fn check_schema(conn: &Connection) -> Result<(), rusqlite::Error> {
 ///
 /// Errors, each meaning "copy it some other way" (`to` may be left behind; the caller
 /// removes it): another process is indexing `from`, its lock file cannot be made, it
-/// cannot be opened for writing, its schema is another version, its log could not be
-/// emptied, `clone` failed (the file system cannot clone files), or it was written
-/// during the clone. The message says which.
+/// cannot be opened for writing, its schema is another version, it is not in WAL mode,
+/// its log could not be emptied, `clone` failed (the file system cannot clone files),
+/// or it was written during the clone. The message says which.
 pub fn clone_snapshot(
     from: &Path,
     to: &Path,
@@ -181,6 +182,14 @@ pub fn clone_snapshot(
     .map_err(sql)?;
     src.busy_timeout(Duration::from_secs(2)).map_err(sql)?;
     check_schema(&src).map_err(sql)?;
+    // In rollback-journal mode a writer's hot journal beside the file would not be
+    // cloned with it.
+    let journal: String = src
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .map_err(sql)?;
+    if !journal.eq_ignore_ascii_case("wal") {
+        return Err(format!("its journal mode is {journal}, not WAL"));
+    }
     let page_size: u32 = src
         .query_row("PRAGMA page_size", [], |r| r.get(0))
         .map_err(sql)?;
@@ -429,6 +438,16 @@ mod tests {
         writer.execute_batch("PRAGMA user_version = 1").unwrap();
         let e = clone_snapshot(&db, &to, copy).unwrap_err();
         assert!(e.contains("schema version is 1"), "{e}");
+        writer
+            .pragma_update(None, "user_version", crate::store::SCHEMA_VERSION)
+            .unwrap();
+        // Nor one in rollback-journal mode.
+        writer
+            .execute_batch("PRAGMA journal_mode = DELETE")
+            .unwrap();
+        drop(writer);
+        let e = clone_snapshot(&db, &to, copy).unwrap_err();
+        assert_eq!(e, "its journal mode is delete, not WAL");
     }
 
     #[test]
