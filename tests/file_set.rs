@@ -146,3 +146,48 @@ fn a_git_work_tree_indexes_its_tracked_files_even_where_an_ignore_rule_matches()
         ["generated_v2"]
     );
 }
+
+/// A database the user put inside the root, in a directory that is not hidden (`--db
+/// ci.db`, `--db data/x.db`), is not indexed with its own files: before, the index held
+/// `x.db`, `x.db-wal`, `x.db-shm`, `x.db.lock` and the build's vanished
+/// `x.db.partial-PID`, and every run found them changed.
+#[test]
+fn a_database_inside_the_root_leaves_itself_and_its_companions_out() {
+    let dir = tempfile::tempdir().unwrap();
+    for (case, db, extra) in [
+        ("sub", "data/x.db", &[][..]),
+        ("top", "ci.db", &["--no-ignore"][..]),
+    ] {
+        let root = dir.path().join(case);
+        write(&root, "src/a.py", "def f():\n    pass\n");
+        write(&root, "data/notes.txt", "kept\n");
+        write(&root, "x.db.txt", "a file beside, not of, data/x.db\n");
+        let db = root.join(db);
+        let first = common::index_json(&root, &db, extra);
+        assert_eq!(first["filesSeen"], 3, "{first}");
+        // An agent's memory database beside it, as a server makes it.
+        std::fs::write(constellation::memory::db_path(&db), b"").unwrap();
+        for _ in 0..2 {
+            let again = common::index_json(&root, &db, extra);
+            assert_eq!(again["changed"], false, "{again}");
+            assert_eq!(again["filesSeen"], 3, "{again}");
+        }
+        assert_eq!(
+            common::strings(
+                &common::open_db(&db),
+                "SELECT path FROM files ORDER BY path"
+            ),
+            ["data/notes.txt", "src/a.py", "x.db.txt"]
+        );
+        let mut args = vec![
+            "index",
+            root.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+            "--check",
+        ];
+        args.extend_from_slice(extra);
+        let check = common::run(&args);
+        assert!(check.status.success(), "{case}: {check:?}");
+    }
+}

@@ -625,7 +625,8 @@ fn index_locked(
         .iter()
         .map(|p| scip::load(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let walked = walk::walk(root, &opts.walk)?;
+    let mut walked = walk::walk(root, &opts.walk)?;
+    walked.drop_database_files(root, &own_files(store.path()));
     index_walked(
         store,
         root,
@@ -636,6 +637,26 @@ fn index_locked(
         &walked,
         None,
     )
+}
+
+/// The databases of the index at `db`: itself and its agent-memory database
+/// ([`crate::store::database_file::memory_db_path`]). No walk for that index lists them or the files they
+/// keep beside themselves ([`walk::Walk::drop_database_files`]).
+///
+/// A build from nothing writes `DB.partial-PID` (see [`index_new_database`]): for that
+/// file these are `DB`'s, whose companions the partial file is one of.
+pub fn own_files(db: &Path) -> Vec<PathBuf> {
+    let name = db.file_name().map(|n| n.to_string_lossy().into_owned());
+    let target = name
+        .as_deref()
+        .and_then(|n| n.rsplit_once(".partial-"))
+        .filter(|(stem, pid)| !stem.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        .map(|(stem, _)| db.with_file_name(stem));
+    let db = target.as_deref().unwrap_or(db);
+    vec![
+        db.to_path_buf(),
+        crate::store::database_file::memory_db_path(db),
+    ]
 }
 
 /// What the walk says must be done, against the stored files.
@@ -1613,15 +1634,17 @@ fn forget_symbols(
     Ok(())
 }
 
-/// Compares the index on `conn` with the disk without writing: how many files were
-/// added, changed (digest differs, or the file is now over the size cap or unreadable)
-/// and removed. Only files whose stat moved are read and hashed.
+/// Compares the index at `db`, open on `conn`, with the disk without writing: how many
+/// files were added, changed (digest differs, or the file is now over the size cap or
+/// unreadable) and removed. Only files whose stat moved are read and hashed.
 pub fn check(
     conn: &rusqlite::Connection,
+    db: &Path,
     root: &Path,
     opts: &WalkOptions,
 ) -> Result<Staleness, IndexError> {
-    let walk = walk::walk(root, opts)?;
+    let mut walk = walk::walk(root, opts)?;
+    walk.drop_database_files(root, &own_files(db));
     // Only the rows of files whose stat moved or that the walk missed, compared as
     // `index` compares them: a new file has no row, a moved one has its row.
     let (stored, _, unchanged) = load_for_walk(conn, &walk, false)?;

@@ -26,25 +26,11 @@ pub const MEMORY_SCHEMA_VERSION: i64 = MEMORY_DB.version();
 /// A pooled connection to the memory database.
 pub type MemoryConn = r2d2::PooledConnection<SqliteConnectionManager>;
 
-/// Where the memory database of the index database `index_db` lives: beside it, in the
-/// same directory. The default index `ROOT/.constellation/index.db` has
-/// `ROOT/.constellation/memory.db`; any other name gets `.memory` before its extension
-/// (`--db ci.db` → `ci.memory.db`, `--db idx` → `idx.memory`), so two index files in one
-/// directory never share their memory.
+/// Where the memory database of the index database `index_db` lives
+/// ([`crate::store::database_file::memory_db_path`]: beside it, `ROOT/.constellation/memory.db`
+/// for the default index, `ci.memory.db` for `--db ci.db`).
 pub fn db_path(index_db: &Path) -> PathBuf {
-    let name = index_db
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let file = if name == "index.db" {
-        "memory.db".to_string()
-    } else {
-        match name.rsplit_once('.') {
-            Some((stem, ext)) if !stem.is_empty() => format!("{stem}.memory.{ext}"),
-            _ => format!("{name}.memory"),
-        }
-    };
-    index_db.with_file_name(file)
+    crate::store::database_file::memory_db_path(index_db)
 }
 
 /// The memory database: a pool of WAL connections to one file.

@@ -9,7 +9,7 @@
 //! applies the migrations, or the second process re-applies them to a schema the first
 //! one has just written ("table meta already exists").
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
@@ -298,6 +298,27 @@ pub(crate) fn create_dir(dir: &Path) -> std::io::Result<()> {
         tracing::warn!("cannot write {}/.gitignore: {e}", dir.display());
     }
     Ok(())
+}
+
+/// Where the memory database of the index database `index_db` lives: beside it, in the
+/// same directory. The default index `ROOT/.constellation/index.db` has
+/// `ROOT/.constellation/memory.db`; any other name gets `.memory` before its extension
+/// (`--db ci.db` → `ci.memory.db`, `--db idx` → `idx.memory`), so two index files in one
+/// directory never share their memory.
+pub fn memory_db_path(index_db: &Path) -> PathBuf {
+    let name = index_db
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file = if name == "index.db" {
+        "memory.db".to_string()
+    } else {
+        match name.rsplit_once('.') {
+            Some((stem, ext)) if !stem.is_empty() => format!("{stem}.memory.{ext}"),
+            _ => format!("{name}.memory"),
+        }
+    };
+    index_db.with_file_name(file)
 }
 
 #[cfg(test)]

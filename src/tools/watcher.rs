@@ -657,9 +657,7 @@ fn indexable_path(path: &Path, root: &Path, own_files: &[PathBuf]) -> bool {
     let own = own_files.iter().any(|db| {
         path.parent() == db.parent()
             && match (path.file_name(), db.file_name()) {
-                (Some(name), Some(db_name)) => name
-                    .as_encoded_bytes()
-                    .starts_with(db_name.as_encoded_bytes()),
+                (Some(name), Some(db_name)) => crate::walk::database_companion(name, db_name),
                 _ => false,
             }
     });

@@ -465,7 +465,7 @@ impl Workspace {
             return Ok(());
         }
         let db = self.store.path().to_path_buf();
-        let own_files = vec![db.clone(), memory::db_path(&db)];
+        let own_files = index::own_files(&db);
         let started = match Watch::start(
             self,
             &self.root,

@@ -189,6 +189,67 @@ pub struct Walk {
     pub source: FileSource,
 }
 
+impl Walk {
+    /// Leaves out the files that the databases at `databases` keep beside themselves:
+    /// in a database's directory, every file whose name starts with the database's file
+    /// name ([`database_companion`]). A database in a directory of the root that is not
+    /// hidden (`--db ci.db`, `--db data/index.db`) would otherwise index itself, its
+    /// `-wal` and `-shm`, its run lock and its build's `.partial-PID` file, and every
+    /// run would find them changed. A database outside `root`, or whose directory does
+    /// not exist, leaves nothing out. Returns how many files were left out.
+    pub fn drop_database_files(&mut self, root: &Path, databases: &[PathBuf]) -> usize {
+        let Ok(root) = root.canonicalize() else {
+            return 0;
+        };
+        // Each database as the text a walked path of a file beside it starts with:
+        // `DIR/NAME` relative to the root (`NAME` at the root).
+        let prefixes: Vec<(String, usize)> = databases
+            .iter()
+            .filter_map(|db| {
+                let name = db.file_name()?;
+                let dir = match db.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    Some(d) => d.canonicalize().ok()?,
+                    None => std::env::current_dir().ok()?.canonicalize().ok()?,
+                };
+                let rel = dir.strip_prefix(&root).ok()?;
+                let dir_text = path_text::encode(rel);
+                let name = path_text::encode_name(name);
+                Some(if dir_text.is_empty() {
+                    (name, 0)
+                } else {
+                    (format!("{dir_text}/{name}"), dir_text.len() + 1)
+                })
+            })
+            .collect();
+        if prefixes.is_empty() {
+            return 0;
+        }
+        let before = self.files.len();
+        self.files.retain(|f| {
+            !prefixes.iter().any(|(prefix, dir_len)| {
+                f.path.starts_with(prefix.as_str()) && !f.path[*dir_len..].contains('/')
+            })
+        });
+        let dropped = before - self.files.len();
+        if dropped > 0 {
+            tracing::debug!("walk: {dropped} files of the index's own databases left out");
+        }
+        dropped
+    }
+}
+
+/// Whether a file named `name` in the directory of the database named `db_name` is
+/// one the database keeps beside itself: the database, its `-wal`, `-shm` and
+/// `-journal`, its run lock (`.lock`), a server's watch lock and cookies (`.watch`,
+/// `.cookie-PID-N`), a build's or a worktree copy's temporary file (`.partial-PID`,
+/// `.seed-PID`) and a damaged index set aside (`.corrupt-STAMP`): every name that
+/// starts with the database's. The walk ([`Walk::drop_database_files`]) and the file
+/// watcher leave them out by this rule.
+pub fn database_companion(name: &std::ffi::OsStr, db_name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes()
+        .starts_with(db_name.as_encoded_bytes())
+}
+
 /// Errors of the walk.
 #[derive(Debug, thiserror::Error)]
 pub enum WalkError {
@@ -556,6 +617,48 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_files_of_a_database_inside_the_root_are_left_out_of_the_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        for rel in [
+            "src/a.py",
+            "data/x.db",
+            "data/x.db-wal",
+            "data/x.db.lock",
+            "data/x.db.cookie-7-0",
+            "data/x.memory.db",
+            "data/xx.db",
+            "data/sub/x.db",
+            "x.db",
+        ] {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, b"x").unwrap();
+        }
+        let opts = WalkOptions {
+            ignore_files: false,
+            ..WalkOptions::default()
+        };
+        let paths = |w: &Walk| w.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+        let mut w = walk(&root, &opts).unwrap();
+        // Spelled through `..`: the directory is compared, not the text.
+        let db = root.join("src/../data/x.db");
+        let own = [db.clone(), crate::memory::db_path(&db)];
+        assert_eq!(w.drop_database_files(&root, &own), 5);
+        assert_eq!(
+            paths(&w),
+            ["data/sub/x.db", "data/xx.db", "src/a.py", "x.db"],
+            "only the files beside the database, whose names start with its name"
+        );
+        // A database outside the root, or in a directory that does not exist, leaves
+        // everything in.
+        let mut w = walk(&root, &opts).unwrap();
+        let outside = [dir.path().join("x.db"), root.join("nowhere/x.db")];
+        assert_eq!(w.drop_database_files(&root, &outside), 0);
+        assert_eq!(w.files.len(), 9);
+    }
 
     #[cfg(unix)]
     #[test]
