@@ -648,7 +648,7 @@ fn check(root: &Path, g: &Global, json: bool) -> Result<i32> {
     let root = root
         .canonicalize()
         .with_context(|| format!("workspace root {}", root.display()))?;
-    let s = constellation::index::check(&conn, &root, &options(g).walk)?;
+    let s = constellation::index::check(&conn, &db, &root, &options(g).walk)?;
     if json {
         outln!(
             "{}",
@@ -667,15 +667,35 @@ fn check(root: &Path, g: &Global, json: bool) -> Result<i32> {
     Ok(if s.is_fresh() { 0 } else { 1 })
 }
 
-/// `status`: the index of `root` against the disk, as `get_status` reports a root
-/// (without a watcher: the CLI serves no one). Exit 0 fresh, 1 stale.
+/// `status`: the index of `root` against the disk, as `get_status` reports a root. The
+/// CLI watches nothing: beside a `serve` whose file watch keeps this index fresh it asks
+/// that watch (nothing is then pending and nothing is walked), else it walks the tree.
+/// Exit 0 fresh, 1 stale.
 fn status(root: &Path, g: &Global, json: bool) -> Result<i32> {
     let db = db_path(root, g);
     let conn = constellation::store::open_read_only(&db)?;
     let root = root
         .canonicalize()
         .with_context(|| format!("workspace root {}", root.display()))?;
-    let s = constellation::tools::status::database_status(&conn, &root, &db, &options(g).walk)?;
+    let opts = options(g);
+    // Beside a server whose file watch keeps this index fresh, its answer replaces the
+    // walk, as for `index`.
+    use constellation::tools::{status as st, watch_sync as ws};
+    let s = match ws::sync(&db, &root, &ws::fingerprint(&opts), ws::SYNC_WAIT) {
+        ws::Synced::Yes { pid, .. } => st::served_status(&conn, &root, &db, pid)?,
+        ws::Synced::TimedOut { pid } => {
+            tracing::warn!(
+                "the server of process {pid} watches {} but did not answer within {} s; walking the tree",
+                root.display(),
+                ws::SYNC_WAIT.as_secs()
+            );
+            st::database_status(&conn, &root, &db, &opts.walk)?
+        }
+        ws::Synced::No { why } => {
+            tracing::debug!("walking the tree: {why}");
+            st::database_status(&conn, &root, &db, &opts.walk)?
+        }
+    };
     let code = i32::from(s.pending_changes);
     if json {
         let answer = constellation::tools::status::StatusAnswer {

@@ -170,6 +170,13 @@ fn index_json(root: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(last).unwrap()
 }
 
+/// `constellation status ROOT --json`: its exit code and answer.
+fn status_json(root: &std::path::Path) -> (i32, serde_json::Value) {
+    let out = common::run(&["status", root.to_str().unwrap(), "--json"]);
+    let v = serde_json::from_slice(&out.stdout).expect("status --json output");
+    (out.status.code().unwrap_or(-1), v)
+}
+
 #[test]
 fn a_command_beside_a_watching_server_asks_it_instead_of_walking() {
     let dir = tempfile::tempdir().unwrap();
@@ -206,6 +213,15 @@ fn a_command_beside_a_watching_server_asks_it_instead_of_walking() {
             format!("def fresh{round}():\n    one()\n"),
         )
         .unwrap();
+        // `status` asks the watch too, on the even rounds before `index` does.
+        if round % 2 == 0 {
+            let (code, s) = status_json(&root);
+            let s = &s["roots"][0];
+            assert_eq!(code, 0, "{s}");
+            assert_eq!(s["servedBy"], pid, "{s}");
+            assert_eq!(s["pendingChanges"], false, "{s}");
+            assert_eq!(s["files"].as_u64(), Some(round + 2), "{s}");
+        }
         let r = index_json(&root);
         assert_eq!(r["fileSource"], "server", "{r}");
         assert_eq!(r["filesSeen"].as_u64(), Some(round + 2), "{r}");
@@ -229,6 +245,12 @@ fn a_command_beside_a_watching_server_asks_it_instead_of_walking() {
     // The server gone, commands walk again (its lock went with it).
     drop(served);
     std::fs::write(root.join("late.py"), "def late():\n    pass\n").unwrap();
+    let (code, s) = status_json(&root);
+    let s = &s["roots"][0];
+    assert_eq!(code, 1, "{s}");
+    assert_eq!(s["pendingChanges"], true, "{s}");
+    assert_eq!(s["pendingFiles"]["added"], 1, "{s}");
+    assert!(s.get("servedBy").is_none(), "{s}");
     let r = index_json(&root);
     assert_eq!(r["fileSource"], "directories", "{r}");
     assert_eq!(r["filesParsed"].as_u64(), Some(1), "{r}");
