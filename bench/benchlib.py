@@ -180,6 +180,13 @@ def unpack(sdist: str, dest: str) -> None:
 GIT = ["git", "-c", "user.name=b", "-c", "user.email=b@example.com", "-c", "commit.gpgsign=false"]
 
 
+def export_json(binary: str, root: str, db: str) -> bytes:
+    """`constellation export ROOT --db DB --format json`: the index's rows by relative
+    path and node key, byte-identical for identical trees."""
+    return subprocess.run([binary, "export", root, "--db", db, "--format", "json"],
+                          check=True, capture_output=True).stdout
+
+
 def git(repo: str, *args: str) -> str:
     """Runs `git -C repo ARGS` with a throwaway identity; stdout, or exit 2 with git's error."""
     r = subprocess.run([*GIT, "-C", repo, *args], capture_output=True, text=True)

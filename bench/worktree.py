@@ -59,7 +59,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import commit_releases, constellation_bin, git
+from benchlib import commit_releases, constellation_bin, export_json, git
 
 
 def du(path: str) -> int:
@@ -130,11 +130,6 @@ def index(binary: str, root: str, db: str | None = None) -> tuple[float, dict]:
     return time.perf_counter() - t, json.loads(out)
 
 
-def export(binary: str, root: str, db: str) -> bytes:
-    return subprocess.run([binary, "export", root, "--db", db, "--format", "json"],
-                          check=True, capture_output=True).stdout
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--package", default="django")
@@ -195,7 +190,7 @@ def main() -> int:
                 if os.path.exists(fresh_db + ext):
                     os.remove(fresh_db + ext)
             index(binary, wt, fresh_db)
-            equal = export(binary, wt, os.path.join(wt, ".constellation", "index.db")) == export(binary, wt, fresh_db)
+            equal = export_json(binary, wt, os.path.join(wt, ".constellation", "index.db")) == export_json(binary, wt, fresh_db)
             ok &= equal
             print(
                 f"second worktree, {kind}: median {m:.2f} s = {m / statistics.median(firsts):.1%} of the first's; "

@@ -45,18 +45,13 @@ import tempfile
 import threading
 import time
 
-from benchlib import commit_releases, constellation_bin, git, report, start_http_server, stop_server
+from benchlib import commit_releases, constellation_bin, export_json, git, report, start_http_server, stop_server
 
 
 def generation(binary: str, root: str) -> int:
     out = subprocess.run([binary, "sql", root, "SELECT value FROM meta WHERE key = 'generation'"],
                          check=True, capture_output=True, text=True).stdout
     return int(out.split()[-1])
-
-
-def export(binary: str, root: str, db: str) -> bytes:
-    return subprocess.run([binary, "export", root, "--db", db, "--format", "json"],
-                          check=True, capture_output=True).stdout
 
 
 def main() -> int:
@@ -82,7 +77,7 @@ def main() -> int:
         git(main_wt, "worktree", "add", "-q", second, "HEAD")
         ref_db = os.path.join(tmp, "ref.db")
         subprocess.run([binary, "index", second, "--db", ref_db], check=True, capture_output=True)
-        reference = export(binary, second, ref_db)
+        reference = export_json(binary, second, ref_db)
         subprocess.run([binary, "index", main_wt], check=True, capture_output=True)
         server, url = start_http_server(binary, main_wt, None, "busy-bench-token")
         if url is None:
@@ -116,7 +111,7 @@ def main() -> int:
             copies[copy] = copies.get(copy, 0) + 1
             why = next((line.split("not cloned", 1)[1].split("):")[0].strip(" (")
                         for line in out.stderr.splitlines() if "not cloned" in line), "")
-            equal = export(binary, second, os.path.join(second, ".constellation", "index.db")) == reference
+            equal = export_json(binary, second, os.path.join(second, ".constellation", "index.db")) == reference
             print(f"round {r + 1}: copied as {copy}{f' ({why})' if why else ''}; "
                   f"{rep['filesParsed']} files parsed; export {'equal to' if equal else 'DIFFERENT from'} the reference")
             if not equal:
