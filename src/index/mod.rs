@@ -640,8 +640,8 @@ fn index_locked(
 }
 
 /// The databases of the index at `db`: itself and its agent-memory database
-/// ([`crate::store::database_file::memory_db_path`]). No walk for that index lists them or the files they
-/// keep beside themselves ([`walk::Walk::drop_database_files`]).
+/// ([`crate::store::database_file::memory_db_path`]). No walk for that index lists them
+/// or the files they keep beside themselves ([`walk::Walk::drop_database_files`]).
 ///
 /// A build from nothing writes `DB.partial-PID` (see [`index_new_database`]): for that
 /// file these are `DB`'s, whose companions the partial file is one of.

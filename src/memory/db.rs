@@ -27,8 +27,9 @@ pub const MEMORY_SCHEMA_VERSION: i64 = MEMORY_DB.version();
 pub type MemoryConn = r2d2::PooledConnection<SqliteConnectionManager>;
 
 /// Where the memory database of the index database `index_db` lives
-/// ([`crate::store::database_file::memory_db_path`]: beside it, `ROOT/.constellation/memory.db`
-/// for the default index, `ci.memory.db` for `--db ci.db`).
+/// ([`crate::store::database_file::memory_db_path`]): beside it,
+/// `ROOT/.constellation/memory.db` for the default index, `ci.memory.db` for `--db
+/// ci.db`.
 pub fn db_path(index_db: &Path) -> PathBuf {
     crate::store::database_file::memory_db_path(index_db)
 }
