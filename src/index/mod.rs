@@ -500,7 +500,7 @@ pub fn index(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<IndexReport, IndexError> {
     let _run = take_run_lock(store)?;
-    index_locked(store, root, opts, progress)
+    index_locked(store, store.path(), root, opts, progress)
 }
 
 /// The database's run lock, waited for (`None` for a private file: a build from nothing
@@ -532,10 +532,10 @@ pub fn index_unless_busy(
         return Err(e.into());
     }
     if store.is_private() {
-        return index_locked(store, root, opts, progress).map(Some);
+        return index_locked(store, store.path(), root, opts, progress).map(Some);
     }
     match run_lock::RunLock::try_acquire(store.path())? {
-        Some(_run) => index_locked(store, root, opts, progress).map(Some),
+        Some(_run) => index_locked(store, store.path(), root, opts, progress).map(Some),
         None => Ok(None),
     }
 }
@@ -576,7 +576,7 @@ pub fn index_paths(
             Some(stored),
         );
     }
-    index_locked(store, root, opts, progress)
+    index_locked(store, store.path(), root, opts, progress)
 }
 
 /// The paths a file watch listed, stat-ed, with their `files` rows by path.
@@ -611,9 +611,12 @@ fn known_changes(
     Ok(Some((stated, stored)))
 }
 
-/// [`index`] with the run lock held (or not needed).
+/// [`index`] with the run lock held (or not needed). `db`: the database the run is
+/// for, whose files the walk leaves out ([`own_files`]): `store`'s own, or the final
+/// name of the `DB.partial-PID` file a build from nothing writes.
 fn index_locked(
     store: &Store,
+    db: &Path,
     root: &Path,
     opts: &IndexOptions,
     progress: &(dyn Fn(Progress) + Sync),
@@ -626,7 +629,7 @@ fn index_locked(
         .map(|p| scip::load(p))
         .collect::<Result<Vec<_>, _>>()?;
     let mut walked = walk::walk(root, &opts.walk)?;
-    walked.drop_database_files(root, &own_files(store.path()));
+    walked.drop_database_files(root, &own_files(db));
     index_walked(
         store,
         root,
@@ -642,17 +645,7 @@ fn index_locked(
 /// The databases of the index at `db`: itself and its agent-memory database
 /// ([`crate::store::database_file::memory_db_path`]). No walk for that index lists them
 /// or the files they keep beside themselves ([`walk::Walk::drop_database_files`]).
-///
-/// A build from nothing writes `DB.partial-PID` (see [`index_new_database`]): for that
-/// file these are `DB`'s, whose companions the partial file is one of.
 pub fn own_files(db: &Path) -> Vec<PathBuf> {
-    let name = db.file_name().map(|n| n.to_string_lossy().into_owned());
-    let target = name
-        .as_deref()
-        .and_then(|n| n.rsplit_once(".partial-"))
-        .filter(|(stem, pid)| !stem.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
-        .map(|(stem, _)| db.with_file_name(stem));
-    let db = target.as_deref().unwrap_or(db);
     vec![
         db.to_path_buf(),
         crate::store::database_file::memory_db_path(db),
@@ -1696,7 +1689,7 @@ pub fn index_new_database(
     };
     let into_existing = || -> Result<IndexReport, IndexError> {
         let store = Store::open(db)?;
-        index_locked(&store, root, opts, progress)
+        index_locked(&store, db, root, opts, progress)
     };
     if db.exists() {
         match into_existing() {
@@ -1715,7 +1708,7 @@ pub fn index_new_database(
             done => return done,
         }
     }
-    match build_new_file(db, |store| index_locked(store, root, opts, progress))? {
+    match build_new_file(db, |store| index_locked(store, db, root, opts, progress))? {
         Some(report) => Ok(report),
         None => {
             // Opened (and so created) by a process that does not build: a server
