@@ -220,6 +220,8 @@ fn a_command_beside_a_watching_server_asks_it_instead_of_walking() {
             assert_eq!(code, 0, "{s}");
             assert_eq!(s["servedBy"], pid, "{s}");
             assert_eq!(s["pendingChanges"], false, "{s}");
+            // A walk would have counted what is pending; the watch's answer counts nothing.
+            assert!(s["pendingFiles"].is_null(), "status walked: {s}");
             assert_eq!(s["files"].as_u64(), Some(round + 2), "{s}");
         }
         let r = index_json(&root);
