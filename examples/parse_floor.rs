@@ -14,8 +14,13 @@
 //! Usage (built by `cargo build --release --examples`, and by `cargo test --release`):
 //!
 //! ```text
-//! target/release/examples/parse_floor ROOT [--no-ignore] [--threads N]
+//! target/release/examples/parse_floor ROOT [--no-ignore] [--threads N] [--extract]
 //! ```
+//!
+//! With `--extract`, each file goes through the index's whole extraction instead
+//! (`lang::extract`: the parse, the C annotation pass and the walk that collects
+//! symbols, imports and references), so `parseSeconds` less the floor is what the
+//! extraction adds to the parse.
 //!
 //! `--threads` defaults to the thread count of an index run (rayon's default: the
 //! available cores). Prints one JSON object: `files`, `bytes`, `threads`, `readSeconds`
@@ -36,10 +41,12 @@ fn main() {
     let mut root: Option<PathBuf> = None;
     let mut opts = WalkOptions::default();
     let mut threads: Option<usize> = None;
+    let mut with_extraction = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--no-ignore" => opts.ignore_files = false,
+            "--extract" => with_extraction = true,
             "--threads" => {
                 threads = args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0);
                 if threads.is_none() {
@@ -47,7 +54,7 @@ fn main() {
                 }
             }
             "-h" | "--help" => {
-                println!("usage: parse_floor ROOT [--no-ignore] [--threads N]");
+                println!("usage: parse_floor ROOT [--no-ignore] [--threads N] [--extract]");
                 return;
             }
             _ if root.is_none() && !arg.starts_with('-') => root = Some(PathBuf::from(arg)),
@@ -55,7 +62,7 @@ fn main() {
         }
     }
     let Some(root) = root else {
-        fail("usage: parse_floor ROOT [--no-ignore] [--threads N]")
+        fail("usage: parse_floor ROOT [--no-ignore] [--threads N] [--extract]")
     };
     let walked = walk::walk(&root, &opts).unwrap_or_else(|e| fail(&e.to_string()));
 
@@ -84,6 +91,9 @@ fn main() {
         sources
             .par_iter()
             .map_init(tree_sitter::Parser::new, |parser, (language, bytes)| {
+                if with_extraction {
+                    return lang::extract(*language, bytes).is_err();
+                }
                 parser.set_language(&lang::grammar(*language)).is_err()
                     || parser.parse(bytes, None).is_none()
             })
