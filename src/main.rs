@@ -817,8 +817,13 @@ fn run(cli: Cli) -> Result<i32> {
                     Some(s) => format!("shard {s} of {}", ws.root().display()),
                     None => ws.root().display().to_string(),
                 };
+                let reused = if report.files_reused > 0 {
+                    format!(" ({} from the parse cache)", report.files_reused)
+                } else {
+                    String::new()
+                };
                 outln!(
-                    "indexed {what}: {} files seen, {} hashed, {} parsed, {} removed; {} nodes, {} edges; generation {}; {:.2}s",
+                    "indexed {what}: {} files seen, {} hashed, {} parsed{reused}, {} removed; {} nodes, {} edges; generation {}; {:.2}s",
                     report.files_seen,
                     report.files_hashed,
                     report.files_parsed,

@@ -8,6 +8,7 @@
 
 mod import_resolution;
 mod interface;
+mod parse_cache;
 mod ref_queue;
 mod relpath;
 mod resolve;
@@ -185,6 +186,9 @@ pub struct IndexReport {
     pub files_hashed: usize,
     /// Files parsed (or re-recorded as assets) because their digest changed.
     pub files_parsed: usize,
+    /// Of `files_parsed`, the files whose facts came from the parse cache (a content
+    /// an earlier incremental run parsed) instead of a parse.
+    pub files_reused: usize,
     /// Files gone from disk, dropped with their nodes and edges.
     pub files_removed: usize,
     /// Files whose stat moved but whose digest did not.
@@ -328,7 +332,7 @@ enum Outcome {
     /// rows stay as they were, its stat is not updated (so it is read again next run).
     Unreadable(String),
     /// New contents (or a new file).
-    Content(Content),
+    Content(Box<Content>),
 }
 
 struct Content {
@@ -338,15 +342,22 @@ struct Content {
     detail: Option<String>,
     lines: u32,
     facts: Option<FileFacts>,
+    /// The parse cache's row holding this content's facts: `facts` is `None` until
+    /// the writing thread decodes them ([`fill_from_cache`]).
+    cached: Option<i64>,
+    /// The facts encoded for the parse cache, when this run stores what it parses.
+    encoded: Option<Vec<u8>>,
 }
 
 /// Reads, hashes and (when needed) parses one file. Never fails: problems become a
-/// status with a detail.
+/// status with a detail. With a parse-cache plan, a content whose facts it holds is
+/// not parsed (`Content::cached`), and the facts of one parsed are encoded for it.
 fn read_file(
     root: &Path,
     w: &WalkedFile,
     prev: Option<&StoredFile>,
     opts: &IndexOptions,
+    cache: Option<&parse_cache::Plan>,
 ) -> Outcome {
     let content = |status, digest, detail: String| Content {
         status,
@@ -355,6 +366,8 @@ fn read_file(
         detail: Some(detail),
         lines: 0,
         facts: None,
+        cached: None,
+        encoded: None,
     };
     if w.size > opts.walk.max_file_size {
         // Not read, so only its size can tell a change; same size, nothing to redo.
@@ -363,14 +376,14 @@ fn read_file(
                 return Outcome::Same;
             }
         }
-        return Outcome::Content(content(
+        return Outcome::Content(Box::new(content(
             "too_large",
             None,
             format!(
                 "{} bytes, over the size cap of {} bytes (--max-file-size)",
                 w.size, opts.walk.max_file_size
             ),
-        ));
+        )));
     }
     // The stat said at most the size cap; a file that grew past it meanwhile is read
     // next time, whole, once its stat moves again.
@@ -379,7 +392,9 @@ fn read_file(
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
             Err(e) if prev.is_some() => return Outcome::Unreadable(e.to_string()),
-            Err(e) => return Outcome::Content(content("unreadable", None, e.to_string())),
+            Err(e) => {
+                return Outcome::Content(Box::new(content("unreadable", None, e.to_string())))
+            }
         };
     let digest = walk::digest(&bytes);
     if let Some(p) = prev {
@@ -392,7 +407,7 @@ fn read_file(
         let mut c = content("binary", Some(digest), "contains NUL bytes".into());
         c.lines = lines;
         c.detail = None;
-        return Outcome::Content(c);
+        return Outcome::Content(Box::new(c));
     }
     let language = Language::detect(&w.path, &bytes);
     if opts.walk.default_excludes
@@ -411,28 +426,103 @@ fn read_file(
             ),
         );
         c.lines = lines;
-        return Outcome::Content(c);
+        return Outcome::Content(Box::new(c));
+    }
+    if let (Some(plan), Some(lang)) = (cache, language) {
+        if let Some(row) = plan.lookup(&digest, lang) {
+            // The status and facts come with the row, on the writing thread.
+            return Outcome::Content(Box::new(Content {
+                status: "parsed",
+                language,
+                digest: Some(digest),
+                detail: None,
+                lines,
+                facts: None,
+                cached: Some(row),
+                encoded: None,
+            }));
+        }
     }
     let (status, facts, detail) = match language {
         None => ("asset", None, None),
         Some(lang) => match lang::extract(lang, &bytes) {
-            Ok(f) if f.has_errors => (
-                "parse_errors",
-                Some(f),
-                Some("the syntax tree has errors; facts come from the rest".to_string()),
-            ),
-            Ok(f) => ("parsed", Some(f), None),
+            Ok(f) => {
+                let (status, detail) = parse_cache::parsed_status(&f);
+                (status, Some(f), detail)
+            }
             Err(e) => ("parse_errors", None, Some(e.to_string())),
         },
     };
-    Outcome::Content(Content {
+    let encoded = facts
+        .as_ref()
+        .zip(cache)
+        .and_then(|(facts, plan)| plan.encode(facts));
+    Outcome::Content(Box::new(Content {
         status,
         language,
         digest: Some(digest),
         detail,
         lines,
         facts,
-    })
+        cached: None,
+        encoded,
+    }))
+}
+
+/// On the writing thread: decodes the facts of the contents the parse cache held, and
+/// stores the encoded facts of those parsed. A row that is gone or does not decode
+/// makes the file read and parsed here instead. Returns how many rows were stored.
+///
+/// Errors: SQLite's.
+fn fill_from_cache(
+    root: &Path,
+    tx: &IndexTx<'_>,
+    chunk: &[(&WalkedFile, Option<&StoredFile>)],
+    outcomes: &mut [Outcome],
+    opts: &IndexOptions,
+    generation: i64,
+    report: &mut IndexReport,
+) -> Result<usize, IndexError> {
+    let mut stored = 0;
+    for ((w, prev), outcome) in chunk.iter().zip(outcomes.iter_mut()) {
+        let Outcome::Content(content) = outcome else {
+            continue;
+        };
+        if let Some(row) = content.cached {
+            match parse_cache::take(tx, row, generation, &w.path)? {
+                Some(facts) => {
+                    (content.status, content.detail) = parse_cache::parsed_status(&facts);
+                    content.facts = Some(facts);
+                    report.files_reused += 1;
+                    continue;
+                }
+                None => {
+                    *outcome = read_file(root, w, prev.filter(|_| !opts.full), opts, None);
+                    let Outcome::Content(content) = outcome else {
+                        continue;
+                    };
+                    // Stored again, as a parse in this run would have been.
+                    content.encoded = content.facts.as_ref().and_then(lang::encode_facts);
+                }
+            }
+        }
+        let Outcome::Content(content) = outcome else {
+            continue;
+        };
+        if let (Some(bytes), Some(digest), Some(language)) =
+            (content.encoded.take(), &content.digest, content.language)
+        {
+            tx.parse_cache_put(
+                digest,
+                language.name(),
+                lang::EXTRACTOR_ID,
+                &bytes,
+                generation,
+            )?;
+            stored += 1;
+        }
+    }
+    Ok(stored)
 }
 
 /// Number of lines (a last line without a newline counts).
@@ -766,6 +856,8 @@ struct Pending {
     changes: Changes,
     /// A file came or went (imports may resolve differently).
     paths_changed: bool,
+    /// Rows this run stored in the parse cache.
+    cache_rows_stored: usize,
 }
 
 /// The run after the walk: compare, write, resolve, commit. `walked` may come from
@@ -918,6 +1010,7 @@ fn index_walked(
         paths_changed: opts.full,
         ..Pending::default()
     };
+    let cache_plan = parse_cache::Plan::new(&tx, fresh, cut.is_some())?;
 
     if !opts.full {
         let gone: Vec<(i64, bool)> = removed.iter().map(|s| (s.id, false)).collect();
@@ -941,7 +1034,17 @@ fn index_walked(
         progress,
         &mut report,
         &mut pending,
+        cache_plan.as_ref(),
     )?;
+    if pending.cache_rows_stored > 0 || report.files_reused > 0 {
+        let (trimmed, kept) = tx.parse_cache_trim(lang::EXTRACTOR_ID, parse_cache::CAP_BYTES)?;
+        tracing::debug!(
+            "parse cache: {} files reused, {} stored, {trimmed} rows trimmed, {:.1} MiB kept",
+            report.files_reused,
+            pending.cache_rows_stored,
+            kept as f64 / (1u64 << 20) as f64
+        );
+    }
 
     // The parsers are done with the cores: the search table's thread may take one.
     tx.start_search_build();
@@ -1037,6 +1140,7 @@ fn read_and_write(
     progress: &(dyn Fn(Progress) + Sync),
     report: &mut IndexReport,
     pending: &mut Pending,
+    cache: Option<&parse_cache::Plan>,
 ) -> Result<(), IndexError> {
     // Parse chunk k+1 on the pool while this thread writes chunk k.
     let done = AtomicUsize::new(0);
@@ -1045,7 +1149,7 @@ fn read_and_write(
         chunk
             .par_iter()
             .map(|(w, prev)| {
-                let out = read_file(root, w, prev.filter(|_| !opts.full), opts);
+                let out = read_file(root, w, prev.filter(|_| !opts.full), opts, cache);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if d.is_multiple_of(64) || d == total {
                     progress(Progress::Read { done: d, total });
@@ -1057,7 +1161,9 @@ fn read_and_write(
     let chunks: Vec<&[(&WalkedFile, Option<&StoredFile>)]> = to_read.chunks(CHUNK).collect();
     let mut read_ahead = chunks.first().map(|c| read_chunk(c));
     for (k, chunk) in chunks.iter().enumerate() {
-        let outcomes = read_ahead.take().unwrap_or_default();
+        let mut outcomes = read_ahead.take().unwrap_or_default();
+        pending.cache_rows_stored +=
+            fill_from_cache(root, tx, chunk, &mut outcomes, opts, generation, report)?;
         let next = chunks.get(k + 1);
         let (written, next_outcomes) = std::thread::scope(|scope| {
             let reader = next.map(|c| scope.spawn(|| read_chunk(c)));
@@ -1167,6 +1273,7 @@ fn resolve_and_apply_scip(
         new_refs,
         mut changes,
         paths_changed,
+        cache_rows_stored: _,
     } = pending;
     let mut recheck_imports = paths_changed || configs_moved;
     if fresh {
@@ -1372,7 +1479,7 @@ fn write_outcome(
             report.note_unreadable(Some(&w.path), &message);
             return Ok(());
         }
-        Outcome::Content(c) => c,
+        Outcome::Content(c) => *c,
     };
     if content.status == "unreadable" {
         tracing::warn!(

@@ -5,7 +5,7 @@
 //! raw import specifiers, call sites, names used as values and base classes. It resolves nothing (that is
 //! `index::resolve`) and does no I/O beyond what it is handed.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub mod annotations;
 pub mod builtins;
@@ -137,7 +137,7 @@ impl Language {
 }
 
 /// What a symbol is. Stored as the lower-case name in `nodes.kind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum SymbolKind {
     /// An inline module (`mod m { .. }` in Rust, `namespace`/`module` in TypeScript, a
     /// C++ `namespace`).
@@ -184,7 +184,7 @@ impl SymbolKind {
 }
 
 /// One definition found in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Symbol {
     pub kind: SymbolKind,
     /// The bare name (`area`).
@@ -217,7 +217,7 @@ pub struct Symbol {
 }
 
 /// How an import was written; decides how `index::resolve` reads the specifier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ImportKind {
     /// JS/TS `import .. from "s"` / `import "s"`; Python `import a.b` and `from a import b`;
     /// Go `import "path"` (one per spec); Java `import a.b.C;`, `import a.b.*;` and
@@ -257,7 +257,7 @@ impl ImportKind {
 
 /// A name an import statement binds in the importing file, with the name it has in the
 /// imported module.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportBinding {
     /// The name bound in the importing file (`b` in `from m import a as b`, `ns` in
     /// `import * as ns from "m"`, `D` in `use a::C as D`).
@@ -313,7 +313,7 @@ impl ImportBinding {
 }
 
 /// One import statement (or one leaf of it), unresolved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportRef {
     pub kind: ImportKind,
     /// As written, without quotes. Python keeps its leading dots: `..pkg.mod`, `.`.
@@ -362,7 +362,7 @@ impl ImportRef {
 /// defining it under that name: JS/TS `export { run as start }`, `export default foo`,
 /// `export default class Foo {}`, CommonJS `module.exports = foo`. Re-exports from
 /// another module (`export { a as b } from "./m"`) are [`ImportRef`]s with bindings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExportRef {
     /// The exported name (`start`, `default`).
     pub name: String,
@@ -373,7 +373,7 @@ pub struct ExportRef {
 }
 
 /// One call site, unresolved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallRef {
     /// The called name: the identifier, or the last segment of `a.b.c()` / `a::b::c()`.
     pub name: String,
@@ -421,7 +421,7 @@ impl CallRef {
 }
 
 /// A base class / extended interface / implemented trait named by a definition.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InheritRef {
     /// Index into [`FileFacts::symbols`] of the class, struct or interface.
     pub symbol: usize,
@@ -437,7 +437,7 @@ pub struct InheritRef {
 }
 
 /// Everything one parse of one file yields.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     /// In document order (by `start_byte`, outer before inner).
     pub symbols: Vec<Symbol>,
@@ -474,6 +474,26 @@ pub enum LangError {
 /// of each query, linear in the file size.
 pub fn extract(lang: Language, source: &[u8]) -> Result<FileFacts, LangError> {
     extract::extract(lang, source)
+}
+
+/// Which build extracted a [`FileFacts`]: the crate version and a digest of this
+/// module's sources and the pinned grammars (`Cargo.lock`), computed by `build.rs`.
+/// Facts stored by another build are not reused ([`decode_facts`] callers compare it).
+pub const EXTRACTOR_ID: &str = env!("CONSTELLATION_EXTRACTOR_ID");
+
+/// `facts` in postcard's compact binary encoding (varints, no field names): what the
+/// parse cache stores. `None` only if serde reports an error, which these owned
+/// strings, vectors and integers do not give.
+pub fn encode_facts(facts: &FileFacts) -> Option<Vec<u8>> {
+    postcard::to_allocvec(facts).ok()
+}
+
+/// The facts [`encode_facts`] encoded, by this build.
+///
+/// Errors: the bytes are not such an encoding (truncated, corrupt, or written by a
+/// build whose types differ): postcard's message.
+pub fn decode_facts(bytes: &[u8]) -> Result<FileFacts, String> {
+    postcard::from_bytes(bytes).map_err(|e| e.to_string())
 }
 
 /// Compiles the query of `lang` now instead of at its first [`extract`] (tens of ms

@@ -715,11 +715,12 @@ impl<'c> IndexTx<'c> {
         })
     }
 
-    /// Empties every index table (for `--full`); ids restart at 1.
+    /// Empties every index table (for `--full`), the parse cache included; ids restart
+    /// at 1.
     pub fn clear_all(&self) -> Result<(), StoreError> {
         self.tx.execute_batch(
             "DELETE FROM edges; DELETE FROM ref_dep_sets; DELETE FROM refs; DELETE FROM nodes;
-             DELETE FROM scip_files; DELETE FROM files;",
+             DELETE FROM scip_files; DELETE FROM files; DELETE FROM parse_cache;",
         )?;
         super::symbol_search::delete_all(&self.tx)?;
         for c in [

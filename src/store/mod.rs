@@ -416,6 +416,7 @@ pub mod defined_names;
 pub mod export_reads;
 pub mod files;
 pub mod graph;
+pub mod parse_cache;
 pub mod scip_files;
 pub mod search_build;
 pub mod shard;

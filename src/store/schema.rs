@@ -30,6 +30,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/013_ref_dep_sets.sql"),
     include_str!("../../schema/014_drop_refs_status.sql"),
     include_str!("../../schema/015_python_returns.sql"),
+    include_str!("../../schema/016_parse_cache.sql"),
 ];
 
 /// The schema version this build writes (the number of migrations).
