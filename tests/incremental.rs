@@ -229,9 +229,10 @@ fn full_rebuild_gives_identical_rows() {
     assert_eq!(dump(&db), before);
 }
 
-/// A build from nothing runs without foreign-key checks (every id is its own); the rows
-/// must still satisfy every key, and each pooled connection must have enforcement back
-/// on afterwards, or a later incremental run would leave orphans instead of cascading.
+/// Index runs write without foreign-key checks (a build from nothing: every id is its
+/// own; an incremental run deletes what the cascades would); the rows must still
+/// satisfy every key, and each pooled connection must have enforcement back on
+/// afterwards, for any other writer of the connection.
 #[test]
 fn build_from_nothing_keeps_keys_and_switches_enforcement_back_on() {
     use constellation::index::{index, IndexOptions};
@@ -266,7 +267,7 @@ fn build_from_nothing_keeps_keys_and_switches_enforcement_back_on() {
         assert_eq!(report.files_parsed, 4);
         check(&store);
     }
-    // An incremental removal cascades from the file to its nodes, references and edges.
+    // An incremental removal deletes the file's nodes, references and edges.
     std::fs::remove_file(root.join("pkg/b.py")).unwrap();
     let report = index(&store, &root, &IndexOptions::default(), &|_| {}).unwrap();
     assert_eq!(report.files_removed, 1);
@@ -378,6 +379,16 @@ fn interface_edits_leave_the_same_rows_as_a_full_build() {
             inc == want,
             "after {step}: only incremental {only_inc:#?}\nonly full {only_full:#?}"
         );
+        // Index runs write without foreign-key enforcement and delete what the
+        // cascades would have: no row may be left pointing at a deleted one.
+        assert_eq!(
+            int(
+                &open_db(&db),
+                "SELECT count(*) FROM pragma_foreign_key_check"
+            ),
+            0,
+            "after {step}"
+        );
         call_edges_of_use(&db)
     };
 
@@ -430,7 +441,44 @@ fn interface_edits_leave_the_same_rows_as_a_full_build() {
         !edges.iter().any(|e| e.starts_with("Sub::go -> ")),
         "{edges:?}"
     );
+    // A class whose method holds a nested function, called from another file, then
+    // removed whole: its methods and their nested functions go with it, and the edges
+    // into all of them.
+    let nested = format!(
+        "{no_run}\nclass Outer:\n    def method(self):\n        def inner():\n            return 3\n        return inner()\n"
+    );
+    write(
+        &root,
+        "app/caller.py",
+        "from app.core import Outer\n\ndef call():\n    return Outer().method()\n",
+    );
+    let edges = check(
+        "app/core.py",
+        Some(&nested),
+        "a class with a nested function",
+    );
+    assert!(!edges.is_empty());
+    let conn = open_db(&db);
+    assert_eq!(
+        int(
+            &conn,
+            "SELECT count(*) FROM nodes WHERE qualified_name LIKE 'Outer%'"
+        ),
+        3
+    );
+    drop(conn);
+    check("app/core.py", Some(&no_run), "that class removed");
+    let conn = open_db(&db);
+    assert_eq!(
+        int(
+            &conn,
+            "SELECT count(*) FROM nodes WHERE qualified_name LIKE 'Outer%'"
+        ),
+        0
+    );
+    drop(conn);
     check("app/facade.py", None, "a re-exporting module deleted");
+    check("app/caller.py", None, "the caller deleted");
 }
 
 /// A Python interface change re-resolves only the references that looked up one of

@@ -860,7 +860,8 @@ impl<'c> IndexTx<'c> {
     }
 
     /// Deletes the edges and references written in a file, and what a SCIP index said of
-    /// it.
+    /// it. The edges of a reference are written in its file (`file_id` is the
+    /// reference's), so none is left pointing at a deleted reference.
     fn delete_edges_and_refs(&self, file_id: i64) -> Result<(), StoreError> {
         self.forget_scip_file(file_id)?;
         self.tx
@@ -966,11 +967,44 @@ impl<'c> IndexTx<'c> {
         self.insert_search_row(old.id, n)
     }
 
-    /// Deletes nodes (with, by cascade, the edges into them and their child nodes).
+    /// Deletes nodes with what their foreign keys' `ON DELETE CASCADE` would delete:
+    /// the edges from and into them, the references they enclose (whose edges start at
+    /// them too), and their child nodes, to the leaves. Index runs switch foreign-key
+    /// enforcement off (see `index::ForeignKeysOff`), so the cascades are spelled out
+    /// here, each through the index the cascade would have used.
     pub fn delete_nodes(&self, ids: &[i64]) -> Result<(), StoreError> {
-        let mut stmt = self.tx.prepare_cached("DELETE FROM nodes WHERE id = ?1")?;
-        for id in ids {
-            stmt.execute([id])?;
+        let mut children = self
+            .tx
+            .prepare_cached("SELECT id FROM nodes WHERE parent_id = ?1")?;
+        let mut stack: Vec<i64> = ids.to_vec();
+        let mut all: Vec<i64> = Vec::with_capacity(ids.len());
+        let mut seen: HashSet<i64> = HashSet::new();
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            all.push(id);
+            let kids = children.query_map([id], |r| r.get::<_, i64>(0))?;
+            for kid in kids {
+                stack.push(kid?);
+            }
+        }
+        let mut from = self
+            .tx
+            .prepare_cached("DELETE FROM edges WHERE src_id = ?1")?;
+        let mut into = self
+            .tx
+            .prepare_cached("DELETE FROM edges WHERE dst_id = ?1")?;
+        let mut refs = self
+            .tx
+            .prepare_cached("DELETE FROM refs WHERE src_id = ?1")?;
+        let mut node = self.tx.prepare_cached("DELETE FROM nodes WHERE id = ?1")?;
+        for id in all {
+            // A reference's edges start at its enclosing node: `from` took them.
+            from.execute([id])?;
+            into.execute([id])?;
+            refs.execute([id])?;
+            node.execute([id])?;
         }
         Ok(())
     }
@@ -1081,15 +1115,17 @@ impl<'c> IndexTx<'c> {
         Ok(names)
     }
 
-    /// Deletes a file's nodes, references and edges (edges of other files into it go
-    /// too, by cascade); keeps its `files` row.
+    /// Deletes a file's nodes, references and edges, and the edges of other files
+    /// into its nodes; keeps its `files` row.
     pub fn delete_file_contents(&self, file_id: i64) -> Result<(), StoreError> {
         self.delete_edges_and_refs(file_id)?;
         self.delete_search_rows_of(file_id, false)?;
-        self.tx
-            .prepare_cached("DELETE FROM nodes WHERE file_id = ?1")?
-            .execute([file_id])?;
-        Ok(())
+        let ids: Vec<i64> = self
+            .tx
+            .prepare_cached("SELECT id FROM nodes WHERE file_id = ?1")?
+            .query_map([file_id], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        self.delete_nodes(&ids)
     }
 
     /// Deletes a file and everything that hangs off it.
