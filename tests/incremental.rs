@@ -231,8 +231,8 @@ fn full_rebuild_gives_identical_rows() {
 
 /// Index runs write without foreign-key checks (a build from nothing: every id is its
 /// own; an incremental run deletes what the cascades would); the rows must still
-/// satisfy every key, and each pooled connection must have enforcement back on
-/// afterwards, for any other writer of the connection.
+/// satisfy every key, and each pooled connection must have enforcement (and the
+/// automatic checkpoint, which runs leave off) back on afterwards, for any other writer.
 #[test]
 fn build_from_nothing_keeps_keys_and_switches_enforcement_back_on() {
     use constellation::index::{index, IndexOptions};
@@ -250,7 +250,21 @@ fn build_from_nothing_keeps_keys_and_switches_enforcement_back_on() {
                 .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
                 .unwrap();
             assert_eq!(on, 1, "foreign keys left off on a pooled connection");
+            // The run's commit left the log to a later checkpoint: the automatic one
+            // is back on for every other writer.
+            let pages: i64 = conn
+                .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(
+                pages, 1000,
+                "automatic checkpoint left off on a pooled connection"
+            );
         }
+        drop(conns);
+        // What the run left in the log goes into the file on request.
+        let (frames, copied) = store.checkpoint().unwrap();
+        assert_eq!(copied, frames);
+        let conns: Vec<_> = (0..8).map(|_| store.conn().unwrap()).collect();
         let violations: i64 = conns[0]
             .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
                 r.get(0)

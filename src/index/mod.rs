@@ -983,6 +983,7 @@ fn index_walked(
     // checks foreign keys (see `ForeignKeysOff`).
     let fresh = opts.full || (!partial && stored_count == 0);
     let mut conn = ForeignKeysOff::new(&mut conn, true)?;
+    let mut conn = CheckpointLater::new(&mut conn)?;
     let tx = IndexTx::begin(&mut conn)?;
     let old_generation = tx.generation()?;
     let generation = old_generation + 1;
@@ -1114,7 +1115,9 @@ fn index_walked(
         (report.nodes, report.edges) = tx.totals(new_generation, changed)?;
     }
     let search = tx.take_search_build();
+    let t = Instant::now();
     commit_run(tx, &started_at, opts.full, &mut report)?;
+    tracing::debug!("committed in {} ms", t.elapsed().as_millis());
     if let (Some(cache), Some(tables)) = (cache, tables) {
         cache.put((new_generation, Some(started_at.clone())), tables);
     }
@@ -1350,6 +1353,47 @@ fn commit_run(
         generation: report.generation,
     })?;
     Ok(())
+}
+
+/// SQLite's automatic checkpoint switched off on an index run's connection for the life
+/// of the guard, and back to its default (1,000 pages) when it drops.
+///
+/// With it on, the commit of a run that wrote more than 1,000 pages also copies the
+/// whole write-ahead log into the database file, in the committing call, before the run
+/// can report itself done; a branch switch's run on SQLAlchemy writes some 10,000
+/// pages. The copy still happens, later: at the next commit of any connection, when a
+/// watching server goes idle ([`crate::store::Store::checkpoint`]), or when the
+/// process closes its last connection.
+struct CheckpointLater<'c> {
+    conn: &'c mut rusqlite::Connection,
+}
+
+impl<'c> CheckpointLater<'c> {
+    fn new(conn: &'c mut rusqlite::Connection) -> Result<Self, IndexError> {
+        conn.execute_batch("PRAGMA wal_autocheckpoint = 0")?;
+        Ok(CheckpointLater { conn })
+    }
+}
+
+impl std::ops::Deref for CheckpointLater<'_> {
+    type Target = rusqlite::Connection;
+    fn deref(&self) -> &rusqlite::Connection {
+        self.conn
+    }
+}
+
+impl std::ops::DerefMut for CheckpointLater<'_> {
+    fn deref_mut(&mut self) -> &mut rusqlite::Connection {
+        self.conn
+    }
+}
+
+impl Drop for CheckpointLater<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = self.conn.execute_batch("PRAGMA wal_autocheckpoint = 1000") {
+            tracing::warn!("could not switch the automatic checkpoint back on: {e}");
+        }
+    }
 }
 
 /// Foreign-key enforcement switched off on a connection for the life of the guard, when

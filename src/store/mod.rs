@@ -155,6 +155,20 @@ impl Store {
             .then(|| StoreError::ReadOnlyIndex(self.path.clone()))
     }
 
+    /// Copies what the write-ahead log holds into the database file, as far as no
+    /// reader of an older snapshot needs it (`PRAGMA wal_checkpoint(PASSIVE)`: waits for
+    /// nobody). Index runs leave this to later (see `index::CheckpointLater`); a
+    /// watching server calls it when the tree has gone quiet. Returns the log's frames
+    /// and how many of them are now in the database file.
+    ///
+    /// Errors: SQLite's (a busy database is not one: PASSIVE copies what it can).
+    pub fn checkpoint(&self) -> Result<(i64, i64), StoreError> {
+        let conn = self.conn()?;
+        Ok(conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+            Ok((r.get(1)?, r.get(2)?))
+        })?)
+    }
+
     /// Checkpoints the write-ahead log into the database file and closes every
     /// connection, so the file alone holds the whole index (it can be copied or renamed).
     pub fn close(self) -> Result<(), StoreError> {

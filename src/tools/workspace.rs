@@ -714,5 +714,13 @@ impl Refresh for Workspace {
             ),
             Err(e) => tracing::debug!("file watcher: totals not kept: {e}"),
         }
+        let t = std::time::Instant::now();
+        match self.store.checkpoint() {
+            Ok((frames, copied)) => tracing::debug!(
+                "file watcher: {copied} of {frames} log frames checkpointed in {} ms",
+                t.elapsed().as_millis()
+            ),
+            Err(e) => tracing::debug!("file watcher: checkpoint failed: {e}"),
+        }
     }
 }
