@@ -472,25 +472,15 @@ fn interface_edits_leave_the_same_rows_as_a_full_build() {
         "a class with a nested function",
     );
     assert!(!edges.is_empty());
-    let conn = open_db(&db);
-    assert_eq!(
+    let outer_nodes = |db: &std::path::Path| {
         int(
-            &conn,
-            "SELECT count(*) FROM nodes WHERE qualified_name LIKE 'Outer%'"
-        ),
-        3
-    );
-    drop(conn);
+            &open_db(db),
+            "SELECT count(*) FROM nodes WHERE qualified_name LIKE 'Outer%'",
+        )
+    };
+    assert_eq!(outer_nodes(&db), 3);
     check("app/core.py", Some(&no_run), "that class removed");
-    let conn = open_db(&db);
-    assert_eq!(
-        int(
-            &conn,
-            "SELECT count(*) FROM nodes WHERE qualified_name LIKE 'Outer%'"
-        ),
-        0
-    );
-    drop(conn);
+    assert_eq!(outer_nodes(&db), 0);
     check("app/facade.py", None, "a re-exporting module deleted");
     check("app/caller.py", None, "the caller deleted");
 }
