@@ -162,12 +162,12 @@ CREATE TABLE parse_cache (
     digest TEXT NOT NULL /* blake3 of the file's bytes, 64 hex digits */,
     language TEXT NOT NULL /* files.language the facts were extracted as */,
     extractor TEXT NOT NULL /* the build that extracted them: crate version and a digest of its extraction sources; a row of another build is never reused */,
-    facts BLOB NOT NULL /* lang::FileFacts, postcard-encoded */,
     size INTEGER NOT NULL /* length(facts), kept for the cap */,
-    used INTEGER NOT NULL /* the index generation that last stored or reused it */
+    used INTEGER NOT NULL /* the index generation that last stored or reused it */,
+    facts BLOB NOT NULL /* lang::FileFacts, postcard-encoded; last, so reading the other columns never walks its overflow pages */
 );
 CREATE UNIQUE INDEX parse_cache_key ON parse_cache (extractor, digest, language);
-CREATE INDEX parse_cache_used ON parse_cache (used);
+CREATE INDEX parse_cache_used ON parse_cache (used, size);
 
 CREATE VIEW call_edges AS
 SELECT s.qualified_name AS caller,          -- qualified name of the calling function (or class, or the file path)
