@@ -980,10 +980,9 @@ fn index_walked(
     }
 
     // Building from nothing: load without secondary indexes (built at the end). No run
-    // checks foreign keys (see `ForeignKeysOff`).
+    // checks foreign keys or checkpoints the log as it commits (see `RunSettings`).
     let fresh = opts.full || (!partial && stored_count == 0);
-    let mut conn = ForeignKeysOff::new(&mut conn, true)?;
-    let mut conn = CheckpointLater::new(&mut conn)?;
+    let mut conn = RunSettings::new(&mut conn)?;
     let tx = IndexTx::begin(&mut conn)?;
     let old_generation = tx.generation()?;
     let generation = old_generation + 1;
@@ -1355,93 +1354,63 @@ fn commit_run(
     Ok(())
 }
 
-/// SQLite's automatic checkpoint switched off on an index run's connection for the life
-/// of the guard, and back to its default (1,000 pages) when it drops.
+/// The connection settings of an index run, set for the life of the guard and put back
+/// when it drops (after the run's transaction has ended: SQLite ignores
+/// `foreign_keys` inside a transaction). Two settings:
 ///
-/// With it on, the commit of a run that wrote more than 1,000 pages also copies the
-/// whole write-ahead log into the database file, in the committing call, before the run
-/// can report itself done; a branch switch's run on SQLAlchemy writes some 10,000
-/// pages. The copy still happens, later: at the next commit of any connection, when a
-/// watching server goes idle ([`crate::store::Store::checkpoint`]), or when the
-/// process closes its last connection.
-struct CheckpointLater<'c> {
+/// - **Foreign-key enforcement off.** A build from nothing inserts about one million
+///   rows whose parents always exist (files, then their nodes, then references and
+///   edges between nodes of this run); checking each of their foreign keys costs a
+///   parent lookup per key (an edge has four), and a deleted reference costs a probe of
+///   `edges_ref` for its cascade. An incremental run writes the same kinds of rows, and
+///   what the declared cascades would delete is deleted explicitly: `clear_all` deletes
+///   children first, [`IndexTx::delete_nodes`] spells out the cascades of nodes, and
+///   the edges of a file's references are written in that file. On SQLAlchemy 2.0.0 →
+///   2.0.10 (553 files rewritten) the run took 0.35 s less. `tests/` checks `PRAGMA
+///   foreign_key_check` after builds from nothing and after incremental runs. Put back:
+///   `foreign_keys = ON`.
+/// - **SQLite's automatic checkpoint off.** With it on, the commit of a run that wrote
+///   more than 1,000 pages also copies the whole write-ahead log into the database
+///   file, in the committing call, before the run can report itself done; a branch
+///   switch's run on SQLAlchemy writes some 10,000 pages. The copy still happens,
+///   later: at the next commit of any connection, when a watching server goes idle
+///   ([`crate::store::Store::checkpoint`]), or when the process closes its last
+///   connection. Put back: `wal_autocheckpoint = 1000` (SQLite's default).
+struct RunSettings<'c> {
     conn: &'c mut rusqlite::Connection,
 }
 
-impl<'c> CheckpointLater<'c> {
+impl<'c> RunSettings<'c> {
     fn new(conn: &'c mut rusqlite::Connection) -> Result<Self, IndexError> {
-        conn.execute_batch("PRAGMA wal_autocheckpoint = 0")?;
-        Ok(CheckpointLater { conn })
+        conn.execute_batch("PRAGMA foreign_keys = OFF; PRAGMA wal_autocheckpoint = 0")?;
+        Ok(RunSettings { conn })
     }
 }
 
-impl std::ops::Deref for CheckpointLater<'_> {
+impl std::ops::Deref for RunSettings<'_> {
     type Target = rusqlite::Connection;
     fn deref(&self) -> &rusqlite::Connection {
         self.conn
     }
 }
 
-impl std::ops::DerefMut for CheckpointLater<'_> {
+impl std::ops::DerefMut for RunSettings<'_> {
     fn deref_mut(&mut self) -> &mut rusqlite::Connection {
         self.conn
     }
 }
 
-impl Drop for CheckpointLater<'_> {
+impl Drop for RunSettings<'_> {
     fn drop(&mut self) {
-        if let Err(e) = self.conn.execute_batch("PRAGMA wal_autocheckpoint = 1000") {
-            tracing::warn!("could not switch the automatic checkpoint back on: {e}");
-        }
-    }
-}
-
-/// Foreign-key enforcement switched off on a connection for the life of the guard, when
-/// `off` is true; switched back on when the guard drops (after the run's transaction has
-/// ended, since SQLite ignores the pragma inside a transaction).
-///
-/// Index runs write with it off. A build from nothing inserts about one million rows
-/// whose parents always exist (files, then their nodes, then references and edges
-/// between nodes of this run); checking each of their foreign keys costs a parent
-/// lookup per key (an edge has four), and a deleted reference costs a probe of
-/// `edges_ref` for its cascade. An incremental run writes the same kinds of rows, and
-/// what the declared cascades would delete is deleted explicitly: `clear_all` deletes
-/// children first, [`IndexTx::delete_nodes`] spells out the cascades of nodes, and the
-/// edges of a file's references are written in that file. On SQLAlchemy 2.0.0 → 2.0.10
-/// (553 files rewritten) the run took 0.35 s less. `tests/` checks `PRAGMA
-/// foreign_key_check` after builds from nothing and after incremental runs.
-struct ForeignKeysOff<'c> {
-    conn: &'c mut rusqlite::Connection,
-    off: bool,
-}
-
-impl<'c> ForeignKeysOff<'c> {
-    fn new(conn: &'c mut rusqlite::Connection, off: bool) -> Result<Self, IndexError> {
-        if off {
-            conn.execute_batch("PRAGMA foreign_keys = OFF")?;
-        }
-        Ok(ForeignKeysOff { conn, off })
-    }
-}
-
-impl std::ops::Deref for ForeignKeysOff<'_> {
-    type Target = rusqlite::Connection;
-    fn deref(&self) -> &rusqlite::Connection {
-        self.conn
-    }
-}
-
-impl std::ops::DerefMut for ForeignKeysOff<'_> {
-    fn deref_mut(&mut self) -> &mut rusqlite::Connection {
-        self.conn
-    }
-}
-
-impl Drop for ForeignKeysOff<'_> {
-    fn drop(&mut self) {
-        if self.off {
-            if let Err(e) = self.conn.execute_batch("PRAGMA foreign_keys = ON") {
-                tracing::warn!("could not switch foreign keys back on: {e}");
+        for (pragma, what) in [
+            ("PRAGMA foreign_keys = ON", "foreign keys"),
+            (
+                "PRAGMA wal_autocheckpoint = 1000",
+                "the automatic checkpoint",
+            ),
+        ] {
+            if let Err(e) = self.conn.execute_batch(pragma) {
+                tracing::warn!("could not switch {what} back on: {e}");
             }
         }
     }

@@ -293,7 +293,7 @@ fn write_and_resolve(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<IndexReport, IndexError> {
     let mut conn = store.conn()?;
-    let mut conn = super::ForeignKeysOff::new(&mut conn, true)?;
+    let mut conn = super::RunSettings::new(&mut conn)?;
     let tx = IndexTx::begin(&mut conn)?;
     let generation = tx.generation()? + 1;
     let suspended = tx.suspend_indexes()?;

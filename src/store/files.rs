@@ -970,7 +970,7 @@ impl<'c> IndexTx<'c> {
     /// Deletes nodes with what their foreign keys' `ON DELETE CASCADE` would delete:
     /// the edges from and into them, the references they enclose (whose edges start at
     /// them too), and their child nodes, to the leaves. Index runs switch foreign-key
-    /// enforcement off (see `index::ForeignKeysOff`), so the cascades are spelled out
+    /// enforcement off (see `index::RunSettings`), so the cascades are spelled out
     /// here, each through the index the cascade would have used.
     pub fn delete_nodes(&self, ids: &[i64]) -> Result<(), StoreError> {
         let mut children = self

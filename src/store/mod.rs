@@ -157,7 +157,7 @@ impl Store {
 
     /// Copies what the write-ahead log holds into the database file, as far as no
     /// reader of an older snapshot needs it (`PRAGMA wal_checkpoint(PASSIVE)`: waits for
-    /// nobody). Index runs leave this to later (see `index::CheckpointLater`); a
+    /// nobody). Index runs leave this to later (see `index::RunSettings`); a
     /// watching server calls it when the tree has gone quiet. Returns the log's frames
     /// and how many of them are now in the database file.
     ///
