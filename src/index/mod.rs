@@ -1010,7 +1010,9 @@ fn index_walked(
         paths_changed: opts.full,
         ..Pending::default()
     };
+    let t = Instant::now();
     let cache_plan = parse_cache::Plan::new(&tx, fresh, cut.is_some())?;
+    let plan_ms = t.elapsed().as_secs_f64() * 1e3;
 
     if !opts.full {
         let gone: Vec<(i64, bool)> = removed.iter().map(|s| (s.id, false)).collect();
@@ -1037,12 +1039,14 @@ fn index_walked(
         cache_plan.as_ref(),
     )?;
     if pending.cache_rows_stored > 0 || report.files_reused > 0 {
+        let t = Instant::now();
         let (trimmed, kept) = tx.parse_cache_trim(lang::EXTRACTOR_ID, parse_cache::CAP_BYTES)?;
         tracing::debug!(
-            "parse cache: {} files reused, {} stored, {trimmed} rows trimmed, {:.1} MiB kept",
+            "parse cache: {} files reused, {} stored, {trimmed} rows trimmed, {:.1} MiB kept; keys read in {plan_ms:.1} ms, trimmed in {:.1} ms",
             report.files_reused,
             pending.cache_rows_stored,
-            kept as f64 / (1u64 << 20) as f64
+            kept as f64 / (1u64 << 20) as f64,
+            t.elapsed().as_secs_f64() * 1e3
         );
     }
 
@@ -1161,7 +1165,11 @@ fn read_and_write(
             .collect()
     };
     let chunks: Vec<&[(&WalkedFile, Option<&StoredFile>)]> = to_read.chunks(CHUNK).collect();
+    // This thread's time: writing, and waiting for the pool's next chunk (the first
+    // chunk is read before anything can be written, so it counts as waiting).
+    let started = Instant::now();
     let mut read_ahead = chunks.first().map(|c| read_chunk(c));
+    let mut waited = started.elapsed();
     for (k, chunk) in chunks.iter().enumerate() {
         let mut outcomes = read_ahead.take().unwrap_or_default();
         pending.cache_rows_stored +=
@@ -1242,13 +1250,21 @@ fn read_and_write(
                     break;
                 }
             }
+            let wait = Instant::now();
             let next_outcomes =
                 reader.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            waited += wait.elapsed();
             (written, next_outcomes)
         });
         written?;
         read_ahead = next_outcomes;
     }
+    tracing::debug!(
+        "read, parse and write: {} chunks; the writer wrote for {} ms and waited {} ms for parses",
+        chunks.len(),
+        started.elapsed().saturating_sub(waited).as_millis(),
+        waited.as_millis()
+    );
     Ok(())
 }
 
