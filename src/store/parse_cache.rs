@@ -13,8 +13,20 @@ use super::StoreError;
 /// The reusable rows of one build: (digest, language) → row id.
 pub type ParseCacheKeys = HashMap<(String, String), i64>;
 
-/// The rows of builds other than `?1`, by the key index alone.
+// The statements that read many rows, named so that the test of their query plans
+// checks the very statements the code runs; each reads an index, never the table.
+
+/// The keys of the rows build `?1` wrote (`parse_cache_key`).
+const KEYS_SELECT: &str = "SELECT id, digest, language FROM parse_cache WHERE extractor = ?1";
+
+/// The rows of builds other than `?1`, as two ranges of `parse_cache_key`.
 const OTHER_BUILDS_DELETE: &str = "DELETE FROM parse_cache WHERE extractor < ?1 OR extractor > ?1";
+
+/// The bytes the blobs add up to (`parse_cache_used`).
+const CAP_SUM: &str = "SELECT total(size) FROM parse_cache";
+
+/// The rows with their sizes, least recently used first (`parse_cache_used`).
+const LRU_ORDER: &str = "SELECT id, size FROM parse_cache ORDER BY used, id";
 
 impl IndexTx<'_> {
     /// The rows `extractor` wrote, by (digest, language): what a run may reuse.
@@ -22,9 +34,7 @@ impl IndexTx<'_> {
     ///
     /// Errors: SQLite's.
     pub fn parse_cache_keys(&self, extractor: &str) -> Result<ParseCacheKeys, StoreError> {
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT id, digest, language FROM parse_cache WHERE extractor = ?1")?;
+        let mut stmt = self.tx.prepare_cached(KEYS_SELECT)?;
         let rows = stmt.query_map([extractor], |r| {
             Ok(((r.get::<_, String>(1)?, r.get::<_, String>(2)?), r.get(0)?))
         })?;
@@ -108,20 +118,14 @@ impl IndexTx<'_> {
             .tx
             .prepare_cached(OTHER_BUILDS_DELETE)?
             .execute([extractor])?;
-        let total: i64 = self
-            .tx
-            .query_row("SELECT total(size) FROM parse_cache", [], |r| {
-                r.get::<_, f64>(0)
-            })? as i64;
+        let total: i64 = self.tx.query_row(CAP_SUM, [], |r| r.get::<_, f64>(0))? as i64;
         if total <= cap_bytes {
             return Ok((deleted, total));
         }
         let mut excess = total - cap_bytes;
         let mut gone = Vec::new();
         {
-            let mut stmt = self
-                .tx
-                .prepare("SELECT id, size FROM parse_cache ORDER BY used, id")?;
+            let mut stmt = self.tx.prepare(LRU_ORDER)?;
             let mut rows = stmt.query([])?;
             while excess > 0 {
                 let Some(row) = rows.next()? else { break };
@@ -213,14 +217,11 @@ mod tests {
         // read a leaf page per blob (4-6 ms). Both of the cap's queries are covered by
         // parse_cache_used, the key lookup and that delete by parse_cache_key.
         let conn = database();
-        let sum = plan(&conn, "SELECT total(size) FROM parse_cache");
+        let sum = plan(&conn, CAP_SUM);
         assert!(sum.contains("COVERING INDEX parse_cache_used"), "{sum}");
-        let order = plan(&conn, "SELECT id, size FROM parse_cache ORDER BY used, id");
+        let order = plan(&conn, LRU_ORDER);
         assert!(order.contains("COVERING INDEX parse_cache_used"), "{order}");
-        let keys = plan(
-            &conn,
-            "SELECT id, digest, language FROM parse_cache WHERE extractor = 'x'",
-        );
+        let keys = plan(&conn, KEYS_SELECT);
         assert!(keys.contains("COVERING INDEX parse_cache_key"), "{keys}");
         // `extractor <> ?1` would scan the table, reading a page per blob.
         let others = plan(&conn, OTHER_BUILDS_DELETE);
