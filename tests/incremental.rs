@@ -736,3 +736,91 @@ fn a_base_whose_import_goes_away_re_resolves_the_calls_through_it() {
     }
     assert_eq!(calls(&db).len(), 5);
 }
+
+/// Module `m{i}` of the generated package of
+/// `a_switch_that_rewrites_most_references_equals_a_build_from_nothing`: a base class,
+/// a subclass of the next module's base, a subclass of the subclass of the module ten
+/// on, ten functions and 700 calls (into the next module and the module ten on, where
+/// a quarter of them call `h…` functions). `renamed`: the first five functions are `h…`
+/// instead of `g…` (their callers in other modules then resolve elsewhere, or at all:
+/// only the keys they looked up find them); `rebased`: the subclass derives from the base of the
+/// module after next instead (which moves the method resolution order of the classes
+/// derived from it in other modules).
+fn switch_module(i: usize, n: usize, renamed: bool, rebased: bool) -> String {
+    let next = (i + 1) % n;
+    let far = (i + 10) % n;
+    let base = if rebased { (i + 2) % n } else { next };
+    let mut s = format!(
+        "from pkg import m{next}, m{far}\nfrom pkg.m{base} import Base{base}\n\n\
+         class Base{i}:\n    def run(self):\n        return {i}\n\n\
+         class Child{i}(Base{base}):\n    def go(self):\n        return self.run()\n\n\
+         class Grand{i}(m{far}.Child{far}):\n    def up(self):\n        return self.run()\n\n"
+    );
+    for t in 0..10 {
+        let prefix = if renamed && t < 5 { "h" } else { "g" };
+        s.push_str(&format!("def {prefix}{i}_{t}():\n    return {t}\n\n"));
+    }
+    s.push_str("def caller():\n");
+    for t in 0..175 {
+        s.push_str(&format!(
+            "    m{next}.g{next}_{}()\n    m{far}.g{far}_{}()\n    m{far}.h{far}_{}()\n    Grand{i}().up()\n",
+            t % 10,
+            (t + 3) % 10,
+            t % 5
+        ));
+    }
+    s
+}
+
+#[test]
+fn a_switch_that_rewrites_most_references_equals_a_build_from_nothing() {
+    // 40 modules of about 700 references each; the switch rewrites 30 of them (5 with
+    // renamed functions and 5 with another base, all called or derived from by modules
+    // it leaves alone): well over the
+    // 20,000 references and the third of them past which a run suspends the lookup
+    // indexes of `refs` before writing (checked through the debug log). No file comes or
+    // goes: that would resolve again every reference of the files that import it, and
+    // here every module imports another, so the references found by key would be
+    // resolved again anyway.
+    let n = 40;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("w");
+    write(&root, "pkg/__init__.py", "");
+    for i in 0..n {
+        write(
+            &root,
+            &format!("pkg/m{i}.py"),
+            &switch_module(i, n, false, false),
+        );
+    }
+    let db = dir.path().join("i.db");
+    index_json(&root, &db, &[]);
+    for i in 0..30 {
+        let text = switch_module(i, n, i < 5, (5..10).contains(&i)) + &format!("# switched {i}\n");
+        write(&root, &format!("pkg/m{i}.py"), &text);
+    }
+    let out = index_output(&root, &db, &["-vv"]);
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        log.contains("3 lookup indexes suspended"),
+        "the run did not suspend the lookup indexes: {log}"
+    );
+    let conn = open_db(&db);
+    for name in ["ref_dep_sets_key", "refs_deps", "refs_name"] {
+        assert_eq!(
+            int(
+                &conn,
+                &format!(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '{name}'"
+                )
+            ),
+            1,
+            "{name} was not rebuilt"
+        );
+    }
+    drop(conn);
+    let scratch = dir.path().join("scratch.db");
+    index_json(&root, &scratch, &[]);
+    assert_eq!(export_json(&root, &db), export_json(&root, &scratch));
+}

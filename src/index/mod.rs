@@ -858,6 +858,9 @@ struct Pending {
     paths_changed: bool,
     /// Rows this run stored in the parse cache.
     cache_rows_stored: usize,
+    /// The lookup indexes of `refs` and `ref_dep_sets` are suspended for this run
+    /// (`IndexTx::suspend_lookup_indexes`): the resolver scans instead.
+    lookups_suspended: bool,
 }
 
 /// The run after the walk: compare, write, resolve, commit. `walked` may come from
@@ -996,11 +999,37 @@ fn index_walked(
     if opts.full {
         tx.clear_all()?;
     }
-    let suspended = if fresh {
+    let mut suspended = if fresh {
         tx.suspend_indexes()?
     } else {
         Vec::new()
     };
+    // A run that rewrites a large share of the references (a branch switch, a rebase)
+    // deletes the old rows and writes the new ones without the indexes that only name
+    // and key lookups read; the resolver scans for those instead (see
+    // `IndexTx::suspend_lookup_indexes`). The share is that of the rows of the files
+    // read again and removed: a checkout replaces most of them with as many.
+    let mut lookups_suspended = false;
+    if !fresh && cut.is_none() {
+        let ids: Vec<i64> = to_read
+            .iter()
+            .filter_map(|(_, prev)| prev.map(|p| p.id))
+            .chain(removed.iter().map(|s| s.id))
+            .collect();
+        if ids.len() * 10 >= stored_count.max(1) {
+            let rewritten = tx.count_refs_of_files(&ids)?;
+            if rewritten >= resolve::SUSPEND_MIN && rewritten * 3 >= tx.count_refs()? {
+                let t = Instant::now();
+                suspended = tx.suspend_lookup_indexes()?;
+                lookups_suspended = true;
+                tracing::debug!(
+                    "{} lookup indexes suspended for {rewritten} references rewritten in {} ms",
+                    suspended.len(),
+                    t.elapsed().as_millis()
+                );
+            }
+        }
+    }
     // A private build file's search table is built on a thread of its own and copied
     // in after the commit, before anyone can open the file.
     if fresh && store.is_private() {
@@ -1008,6 +1037,7 @@ fn index_walked(
     }
     let mut pending = Pending {
         paths_changed: opts.full,
+        lookups_suspended,
         ..Pending::default()
     };
     let t = Instant::now();
@@ -1292,6 +1322,7 @@ fn resolve_and_apply_scip(
         mut changes,
         paths_changed,
         cache_rows_stored: _,
+        lookups_suspended,
     } = pending;
     let mut recheck_imports = paths_changed || configs_moved;
     if fresh {
@@ -1307,6 +1338,9 @@ fn resolve_and_apply_scip(
             Some(kept) => resolve::Resolver::with_tables(kept, fresh),
             None => resolve::Resolver::new(tx, root, fresh)?,
         };
+        if lookups_suspended {
+            resolver.scan_lookups();
+        }
         tracing::debug!("resolver loaded in {} ms", t.elapsed().as_millis());
         report.refs_resolved = resolver.run(tx, new_refs, &changes, recheck_imports, progress)?;
         tables = Some(resolver.into_tables());

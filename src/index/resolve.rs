@@ -41,7 +41,7 @@ use super::interface::dep_key;
 use super::ref_queue::{merge_by_id, phase_of, RefQueue};
 use super::{IndexError, Progress};
 use crate::lang::Language;
-use crate::store::files::{DefKind, Definition, IndexTx, Ref, RefWriter};
+use crate::store::files::{DefKind, Definition, IndexTx, Ref, RefLookups, RefWriter};
 pub use rules::Rule;
 use symbols::Symbols;
 
@@ -52,7 +52,7 @@ const BULK_THRESHOLD: usize = 5_000;
 /// A bulk run resolving at least this many names, and at least a third of all the
 /// references, writes them with the secondary indexes of `refs`, `edges` and
 /// `ref_dep_sets` suspended (see [`Resolver::run`]).
-const SUSPEND_MIN: usize = 20_000;
+pub(super) const SUSPEND_MIN: usize = 20_000;
 
 /// What resolving one reference gives: its status, the number of candidates, and the
 /// edges to write (`(dst node, rule)`; rule `None` for an import edge).
@@ -203,6 +203,12 @@ pub struct Resolver {
     /// Every import of every file is resolved in this run (a build from nothing), so
     /// `go_imports` is complete and the database need not be asked.
     all_imports_in_run: bool,
+    /// The run suspended the lookup indexes of `refs` and `ref_dep_sets` before
+    /// writing ([`IndexTx::suspend_lookup_indexes`]): lookups by name and by key scan
+    /// the tables once instead ([`Resolver::scan_lookups`]).
+    scan_lookups: bool,
+    /// The snapshot those key lookups read, taken at the first of them.
+    ref_lookups: Option<RefLookups>,
 }
 
 /// What a resolver derives from the list of indexed files alone: the module and
@@ -328,7 +334,54 @@ impl Resolver {
             includes,
             go_imports: Default::default(),
             all_imports_in_run: fresh,
+            scan_lookups: false,
+            ref_lookups: None,
         }
+    }
+
+    /// Tells the resolver that `refs_name`, `refs_deps` and `ref_dep_sets_key` are
+    /// suspended for this run ([`IndexTx::suspend_lookup_indexes`]): the references it
+    /// finds by name, and by a key they looked up, come from one scan of the tables
+    /// each, not from per-name queries that would each scan them.
+    pub fn scan_lookups(&mut self) {
+        self.scan_lookups = true;
+    }
+
+    /// The references that looked up `key` ([`IndexTx::refs_depending_on`]).
+    ///
+    /// With the lookup indexes suspended, from a snapshot taken at the first call. It
+    /// is read before the exports phase writes any `deps` (the calls are in the steps
+    /// before it: imports have no key sets), so it holds what the index would say.
+    fn refs_depending_on(&mut self, tx: &IndexTx<'_>, key: i64) -> Result<Vec<i64>, IndexError> {
+        if !self.scan_lookups {
+            return Ok(tx.refs_depending_on(key)?);
+        }
+        Ok(self.lookups(tx)?.refs_depending_on(key))
+    }
+
+    /// The references that looked up any name of `file` ([`IndexTx::refs_depending_on_file`]),
+    /// as [`Resolver::refs_depending_on`] reads them.
+    fn refs_depending_on_file(
+        &mut self,
+        tx: &IndexTx<'_>,
+        file: i64,
+    ) -> Result<Vec<i64>, IndexError> {
+        if !self.scan_lookups {
+            return Ok(tx.refs_depending_on_file(file)?);
+        }
+        Ok(self.lookups(tx)?.refs_depending_on_file(file))
+    }
+
+    fn lookups(&mut self, tx: &IndexTx<'_>) -> Result<&RefLookups, IndexError> {
+        if self.ref_lookups.is_none() {
+            let t = std::time::Instant::now();
+            self.ref_lookups = Some(tx.ref_lookups()?);
+            tracing::debug!(
+                "resolve: key lookups read by a scan in {} ms",
+                t.elapsed().as_millis()
+            );
+        }
+        Ok(self.ref_lookups.get_or_insert_with(RefLookups::default))
     }
 
     /// The file tables back, for the next run over the same file set.
@@ -417,19 +470,26 @@ impl Resolver {
         // Files whose scope changed: the name references of these files and of the
         // files importing them are resolved again after the imports.
         let mut moved_files: BTreeSet<i64> = interface_changed.clone();
-        for name in names {
-            for r in tx.refs_named(name)? {
+        if self.scan_lookups {
+            let names: HashSet<&str> = names.iter().map(String::as_str).collect();
+            for r in tx.refs_named_any(&names)? {
                 old.insert(r.id, r);
+            }
+        } else {
+            for name in names {
+                for r in tx.refs_named(name)? {
+                    old.insert(r.id, r);
+                }
             }
         }
         // Python: the references that looked up a changed name of a changed file, or
         // any name of a removed one.
         let mut depending: BTreeSet<i64> = BTreeSet::new();
         for (file, name) in changed_names {
-            depending.extend(tx.refs_depending_on(dep_key(*file, name))?);
+            depending.extend(self.refs_depending_on(tx, dep_key(*file, name))?);
         }
         for &file in files_gone {
-            depending.extend(tx.refs_depending_on_file(file)?);
+            depending.extend(self.refs_depending_on_file(tx, file)?);
         }
         for id in depending {
             if let std::collections::hash_map::Entry::Vacant(slot) = old.entry(id) {
@@ -685,7 +745,7 @@ impl Resolver {
             let Some(class) = self.symbols.def(tx, base.src_id)? else {
                 continue;
             };
-            for id in tx.refs_depending_on(dep_key(base.file_id, &class.name))? {
+            for id in self.refs_depending_on(tx, dep_key(base.file_id, &class.name))? {
                 if known(id) || !added.insert(id) {
                     continue;
                 }

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
@@ -652,6 +652,47 @@ const REEXPORT_EDGE: &str = "(r.form = 'reexport' OR (r.qualifier IS NOT NULL
     AND (f.path = '__init__.py' OR f.path = '__init__.pyi'
     OR substr(f.path, -12) = '/__init__.py' OR substr(f.path, -13) = '/__init__.pyi')))";
 
+/// The secondary indexes that only lookups of references by name or by looked-up key
+/// read: no step that deletes or writes rows by file, node or reference reads them
+/// (see [`IndexTx::suspend_lookup_indexes`]).
+pub const LOOKUP_INDEXES: [&str; 3] = ["ref_dep_sets_key", "refs_deps", "refs_name"];
+
+/// The answers of `refs_deps` and `ref_dep_sets_key`, read by scanning `ref_dep_sets`
+/// and `refs` once ([`IndexTx::ref_lookups`]): a snapshot, right while no reference's
+/// `deps` and no key set has been written since it was read.
+#[derive(Debug, Default)]
+pub struct RefLookups {
+    /// Key (file id × 2³² + name hash) → the ids of the key sets holding it.
+    sets_by_key: BTreeMap<i64, Vec<i64>>,
+    /// Key set id → the references whose `deps` it is, in id order.
+    refs_by_set: HashMap<i64, Vec<i64>>,
+}
+
+impl RefLookups {
+    fn refs_of_sets<'a>(&self, sets: impl Iterator<Item = &'a i64>) -> Vec<i64> {
+        let mut out: Vec<i64> = sets
+            .filter_map(|set| self.refs_by_set.get(set))
+            .flatten()
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// [`IndexTx::refs_depending_on`], from the snapshot: sorted ids.
+    pub fn refs_depending_on(&self, key: i64) -> Vec<i64> {
+        self.refs_of_sets(self.sets_by_key.get(&key).into_iter().flatten())
+    }
+
+    /// [`IndexTx::refs_depending_on_file`], from the snapshot: sorted ids.
+    pub fn refs_depending_on_file(&self, file_id: i64) -> Vec<i64> {
+        let lo = file_id << 32;
+        let hi = (file_id + 1) << 32;
+        self.refs_of_sets(self.sets_by_key.range(lo..hi).flat_map(|(_, sets)| sets))
+    }
+}
+
 pub(super) const REF_COLUMNS: &str =
     "id, file_id, src_id, kind, form, name, qualifier, line, col, receiver_type, bindings, flags";
 /// How many columns [`REF_COLUMNS`] reads.
@@ -786,6 +827,93 @@ impl<'c> IndexTx<'c> {
             self.tx.execute_batch(sql)?;
         }
         Ok(())
+    }
+
+    /// Drops the indexes that only name and key lookups of references read
+    /// ([`LOOKUP_INDEXES`]), for a run that rewrites a large share of the references:
+    /// deleting and writing their rows then keeps fewer indexes up to date. While they
+    /// are gone, [`IndexTx::refs_named_any`] and [`RefLookups`] answer what they would
+    /// have. Returns their `CREATE` statements for [`IndexTx::restore_indexes`]; inside
+    /// the run's transaction, like [`IndexTx::suspend_indexes`].
+    ///
+    /// Errors: SQLite's.
+    pub fn suspend_lookup_indexes(&self) -> Result<Vec<String>, StoreError> {
+        let mut sqls = Vec::new();
+        for name in LOOKUP_INDEXES {
+            let sql: Option<String> = self
+                .tx
+                .query_row(
+                    "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?1",
+                    [name],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(sql) = sql {
+                self.tx.execute_batch(&format!("DROP INDEX \"{name}\""))?;
+                sqls.push(sql);
+            }
+        }
+        Ok(sqls)
+    }
+
+    /// How many references are written in the files `file_ids` (through `refs_file`).
+    pub fn count_refs_of_files(&self, file_ids: &[i64]) -> Result<usize, StoreError> {
+        let list = serde_json::to_string(file_ids).unwrap_or_else(|_| "[]".into());
+        let n: i64 = self.tx.query_row(
+            "SELECT count(*) FROM refs WHERE file_id IN (SELECT value FROM json_each(?1))",
+            [list],
+            |r| r.get(0),
+        )?;
+        Ok(n as usize)
+    }
+
+    /// [`IndexTx::refs_named`] for every name of `names` at once, in one scan of
+    /// `refs` (for runs that suspended `refs_name`: see
+    /// [`IndexTx::suspend_lookup_indexes`]). In id order.
+    pub fn refs_named_any(&self, names: &HashSet<&str>) -> Result<Vec<Ref>, StoreError> {
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self.tx.prepare(&format!(
+            "SELECT {REF_COLUMNS} FROM refs WHERE kind <> 'import' ORDER BY id"
+        ))?;
+        let mut rows = stmt.query([])?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            if names.contains(row.get_ref(5)?.as_str().map_err(rusqlite::Error::from)?) {
+                out.push(stored_ref(row)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads what `refs_deps` and `ref_dep_sets_key` would answer, in one scan of each
+    /// table (see [`RefLookups`]).
+    pub fn ref_lookups(&self) -> Result<RefLookups, StoreError> {
+        let mut sets_by_key: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+        let mut stmt = self.tx.prepare("SELECT set_id, key FROM ref_dep_sets")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            sets_by_key
+                .entry(row.get(1)?)
+                .or_default()
+                .push(row.get(0)?);
+        }
+        let mut refs_by_set: HashMap<i64, Vec<i64>> = HashMap::new();
+        let mut stmt = self
+            .tx
+            .prepare("SELECT id, deps FROM refs WHERE deps IS NOT NULL ORDER BY id")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            refs_by_set
+                .entry(row.get(1)?)
+                .or_default()
+                .push(row.get(0)?);
+        }
+        Ok(RefLookups {
+            sets_by_key,
+            refs_by_set,
+        })
     }
 
     /// How many references the index holds.
@@ -2102,5 +2230,85 @@ mod tests {
         assert_eq!(tx.count_refs().unwrap(), 0);
         writer.flush().unwrap();
         assert_eq!(tx.count_refs().unwrap(), 3);
+    }
+
+    /// With the lookup indexes suspended, the scans give what the indexes gave: the
+    /// references by name (imports left out) and by looked-up key, for one file's keys
+    /// and for one key; restoring puts the three indexes back.
+    #[test]
+    fn lookups_by_scan_answer_what_the_suspended_indexes_answered() {
+        let (mut conn, file_id) = database(10);
+        let tx = IndexTx::begin(&mut conn).unwrap();
+        // 60 references over 7 names, every fifth an import; key sets 1..=4, each of
+        // two keys: file 1 or 2 (high 32 bits) and a name hash.
+        for i in 0..60i64 {
+            let r = Ref {
+                id: i + 1,
+                file_id,
+                src_id: i % 10 + 1,
+                kind: if i % 5 == 0 { "import" } else { "call" },
+                form: None,
+                name: format!("n{}", i % 7),
+                qualifier: None,
+                line: i as u32 + 1,
+                col: 0,
+                receiver_type: None,
+                bindings: None,
+                flags: 0,
+            };
+            let deps = (i % 3 != 0).then_some(i % 4 + 1);
+            tx.insert_ref(&r, "unresolved", 0, deps).unwrap();
+        }
+        for set in 1..=4i64 {
+            let keys = [((set % 2 + 1) << 32) + set, (2 << 32) + 100 + set];
+            tx.insert_dep_set(set, &keys).unwrap();
+        }
+        let names: HashSet<&str> = ["n1", "n4", "missing"].into_iter().collect();
+        let ids = |refs: Vec<Ref>| {
+            let mut ids: Vec<i64> = refs.into_iter().map(|r| r.id).collect();
+            ids.sort_unstable();
+            ids
+        };
+        let by_name = ids(names
+            .iter()
+            .flat_map(|n| tx.refs_named(n).unwrap())
+            .collect());
+        let sorted = |mut v: Vec<i64>| {
+            v.sort_unstable();
+            v
+        };
+        let keys = [(2i64 << 32) + 1, (1 << 32) + 2, (2 << 32) + 103, 7];
+        let by_key: Vec<Vec<i64>> = keys
+            .iter()
+            .map(|&k| sorted(tx.refs_depending_on(k).unwrap()))
+            .collect();
+        let by_file: Vec<Vec<i64>> = (1..=3)
+            .map(|f| sorted(tx.refs_depending_on_file(f).unwrap()))
+            .collect();
+        assert!(!by_name.is_empty() && by_key.iter().any(|v| !v.is_empty()));
+        assert!(by_file[0].len() < by_file[1].len() && by_file[2].is_empty());
+
+        let sqls = tx.suspend_lookup_indexes().unwrap();
+        assert_eq!(sqls.len(), 3);
+        let left: i64 = tx
+            .tx
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name IN
+                   ('ref_dep_sets_key', 'refs_deps', 'refs_name')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(left, 0);
+        assert_eq!(ids(tx.refs_named_any(&names).unwrap()), by_name);
+        let lookups = tx.ref_lookups().unwrap();
+        for (k, want) in keys.iter().zip(&by_key) {
+            assert_eq!(&lookups.refs_depending_on(*k), want, "key {k}");
+        }
+        for (f, want) in (1..=3).zip(&by_file) {
+            assert_eq!(&lookups.refs_depending_on_file(f), want, "file {f}");
+        }
+        tx.restore_indexes(&sqls).unwrap();
+        assert!(tx.suspend_lookup_indexes().unwrap().len() == 3);
     }
 }
