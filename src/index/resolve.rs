@@ -626,7 +626,8 @@ impl Resolver {
         // with the secondary indexes of refs, edges and ref_dep_sets dropped and rebuilt
         // once after than kept up to date row by row. A bulk run reads nothing through
         // them meanwhile: what it looks up is in memory. (A build from nothing has
-        // suspended them already.)
+        // suspended them already; a run that rewrote many files, the three lookup
+        // indexes, which the pipeline rebuilds after this.)
         let names = new.phase_len(3) + (old.len() - old_bases);
         let suspended = if self.bulk
             && !self.all_imports_in_run
