@@ -51,7 +51,9 @@ const BULK_THRESHOLD: usize = 5_000;
 
 /// A bulk run resolving at least this many names, and at least a third of all the
 /// references, writes them with the secondary indexes of `refs`, `edges` and
-/// `ref_dep_sets` suspended (see [`Resolver::run`]).
+/// `ref_dep_sets` suspended (see [`Resolver::run`]). The pipeline uses the same bar for
+/// the references of the files a run rewrites, to suspend the lookup indexes before it
+/// writes them (see `IndexTx::suspend_lookup_indexes`).
 pub(super) const SUSPEND_MIN: usize = 20_000;
 
 /// What resolving one reference gives: its status, the number of candidates, and the
@@ -349,9 +351,10 @@ impl Resolver {
 
     /// The references that looked up `key` ([`IndexTx::refs_depending_on`]).
     ///
-    /// With the lookup indexes suspended, from a snapshot taken at the first call. It
-    /// is read before the exports phase writes any `deps` (the calls are in the steps
-    /// before it: imports have no key sets), so it holds what the index would say.
+    /// With the lookup indexes suspended, from a snapshot taken at the first call. Every
+    /// call comes before the exports phase writes the first `deps` (imports have no key
+    /// sets), so the snapshot holds what the index would say; the exports phase drops
+    /// it, so a later call would read the tables again.
     fn refs_depending_on(&mut self, tx: &IndexTx<'_>, key: i64) -> Result<Vec<i64>, IndexError> {
         if !self.scan_lookups {
             return Ok(tx.refs_depending_on(key)?);
@@ -601,6 +604,9 @@ impl Resolver {
 
         let t = std::time::Instant::now();
         // Exports before bases and calls: those follow renamed and default exports.
+        // From here on references get key sets: a key lookup after this point (none
+        // is made today) reads a new snapshot.
+        self.ref_lookups = None;
         for (r, is_new) in merge_by_id(new.phase(1), &old[old_imports..old_exports]) {
             let r = &*r;
             self.deps.clear();
