@@ -858,9 +858,29 @@ struct Pending {
     paths_changed: bool,
     /// Rows this run stored in the parse cache.
     cache_rows_stored: usize,
-    /// The lookup indexes of `refs` and `ref_dep_sets` are suspended for this run
-    /// (`IndexTx::suspend_lookup_indexes`): the resolver scans instead.
-    lookups_suspended: bool,
+}
+
+/// Whether the files an incremental run reads again or removes hold at least
+/// `resolve::SUSPEND_MIN` references and a third of all of them: a checkout replaces
+/// most of those with as many. A walk of the whole tree that reads under a tenth of the
+/// files is not asked (one-file edits count nothing); a run over known paths counts its
+/// files' references through `refs_file`.
+fn rewrites_most_references(
+    tx: &IndexTx<'_>,
+    to_read: &[(&WalkedFile, Option<&StoredFile>)],
+    removed: &[&StoredFile],
+    stored_count: usize,
+) -> Result<bool, IndexError> {
+    let ids: Vec<i64> = to_read
+        .iter()
+        .filter_map(|(_, prev)| prev.map(|p| p.id))
+        .chain(removed.iter().map(|s| s.id))
+        .collect();
+    if ids.len() * 10 < stored_count.max(1) {
+        return Ok(false);
+    }
+    let rewritten = tx.count_refs_of_files(&ids)?;
+    Ok(rewritten >= resolve::SUSPEND_MIN && rewritten * 3 >= tx.count_refs()?)
 }
 
 /// The run after the walk: compare, write, resolve, commit. `walked` may come from
@@ -999,37 +1019,24 @@ fn index_walked(
     if opts.full {
         tx.clear_all()?;
     }
-    let mut suspended = if fresh {
-        tx.suspend_indexes()?
-    } else {
-        Vec::new()
-    };
     // A run that rewrites a large share of the references (a branch switch, a rebase)
     // deletes the old rows and writes the new ones without the indexes that only name
     // and key lookups read; the resolver scans for those instead (see
-    // `IndexTx::suspend_lookup_indexes`). The share is that of the rows of the files
-    // read again and removed: a checkout replaces most of them with as many.
-    let mut lookups_suspended = false;
-    if !fresh && cut.is_none() {
-        let ids: Vec<i64> = to_read
-            .iter()
-            .filter_map(|(_, prev)| prev.map(|p| p.id))
-            .chain(removed.iter().map(|s| s.id))
-            .collect();
-        if ids.len() * 10 >= stored_count.max(1) {
-            let rewritten = tx.count_refs_of_files(&ids)?;
-            if rewritten >= resolve::SUSPEND_MIN && rewritten * 3 >= tx.count_refs()? {
-                let t = Instant::now();
-                suspended = tx.suspend_lookup_indexes()?;
-                lookups_suspended = true;
-                tracing::debug!(
-                    "{} lookup indexes suspended for {rewritten} references rewritten in {} ms",
-                    suspended.len(),
-                    t.elapsed().as_millis()
-                );
-            }
-        }
-    }
+    // `IndexTx::suspend_lookup_indexes`).
+    let suspended = if fresh {
+        tx.suspend_indexes()?
+    } else if cut.is_none() && rewrites_most_references(&tx, &to_read, &removed, stored_count)? {
+        let t = Instant::now();
+        let sqls = tx.suspend_lookup_indexes()?;
+        tracing::debug!(
+            "{} lookup indexes suspended in {} ms",
+            sqls.len(),
+            t.elapsed().as_millis()
+        );
+        sqls
+    } else {
+        Vec::new()
+    };
     // A private build file's search table is built on a thread of its own and copied
     // in after the commit, before anyone can open the file.
     if fresh && store.is_private() {
@@ -1037,7 +1044,6 @@ fn index_walked(
     }
     let mut pending = Pending {
         paths_changed: opts.full,
-        lookups_suspended,
         ..Pending::default()
     };
     let t = Instant::now();
@@ -1322,7 +1328,6 @@ fn resolve_and_apply_scip(
         mut changes,
         paths_changed,
         cache_rows_stored: _,
-        lookups_suspended,
     } = pending;
     let mut recheck_imports = paths_changed || configs_moved;
     if fresh {
@@ -1338,7 +1343,8 @@ fn resolve_and_apply_scip(
             Some(kept) => resolve::Resolver::with_tables(kept, fresh),
             None => resolve::Resolver::new(tx, root, fresh)?,
         };
-        if lookups_suspended {
+        // An incremental run that suspended indexes suspended the lookup ones.
+        if !fresh && !suspended.is_empty() {
             resolver.scan_lookups();
         }
         tracing::debug!("resolver loaded in {} ms", t.elapsed().as_millis());

@@ -786,19 +786,19 @@ impl<'c> IndexTx<'c> {
 
     /// [`IndexTx::suspend_indexes`] for the named tables only.
     pub fn suspend_indexes_of(&self, tables: &[&str]) -> Result<Vec<String>, StoreError> {
+        self.drop_indexes("tbl_name", tables)
+    }
+
+    /// Drops the indexes (not those of constraints) whose `column` of `sqlite_master`
+    /// (`name` or `tbl_name`) is one of `values`, in name order; returns their `CREATE`
+    /// statements.
+    fn drop_indexes(&self, column: &str, values: &[&str]) -> Result<Vec<String>, StoreError> {
         let sqls: Vec<(String, String)> = {
-            let mut stmt = self.tx.prepare(
+            let mut stmt = self.tx.prepare(&format!(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
-                 AND tbl_name IN (SELECT value FROM json_each(?1)) ORDER BY name",
-            )?;
-            let list = format!(
-                "[{}]",
-                tables
-                    .iter()
-                    .map(|t| format!("\"{t}\""))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            );
+                 AND {column} IN (SELECT value FROM json_each(?1)) ORDER BY name"
+            ))?;
+            let list = serde_json::json!(values).to_string();
             let rows = stmt
                 .query_map([list], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -838,27 +838,12 @@ impl<'c> IndexTx<'c> {
     ///
     /// Errors: SQLite's.
     pub fn suspend_lookup_indexes(&self) -> Result<Vec<String>, StoreError> {
-        let mut sqls = Vec::new();
-        for name in LOOKUP_INDEXES {
-            let sql: Option<String> = self
-                .tx
-                .query_row(
-                    "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?1",
-                    [name],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            if let Some(sql) = sql {
-                self.tx.execute_batch(&format!("DROP INDEX \"{name}\""))?;
-                sqls.push(sql);
-            }
-        }
-        Ok(sqls)
+        self.drop_indexes("name", &LOOKUP_INDEXES)
     }
 
     /// How many references are written in the files `file_ids` (through `refs_file`).
     pub fn count_refs_of_files(&self, file_ids: &[i64]) -> Result<usize, StoreError> {
-        let list = serde_json::to_string(file_ids).unwrap_or_else(|_| "[]".into());
+        let list = serde_json::json!(file_ids).to_string();
         let n: i64 = self.tx.query_row(
             "SELECT count(*) FROM refs WHERE file_id IN (SELECT value FROM json_each(?1))",
             [list],
@@ -890,30 +875,25 @@ impl<'c> IndexTx<'c> {
     /// Reads what `refs_deps` and `ref_dep_sets_key` would answer, in one scan of each
     /// table (see [`RefLookups`]).
     pub fn ref_lookups(&self) -> Result<RefLookups, StoreError> {
-        let mut sets_by_key: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-        let mut stmt = self.tx.prepare("SELECT set_id, key FROM ref_dep_sets")?;
+        let mut lookups = RefLookups::default();
+        self.for_each_pair("SELECT key, set_id FROM ref_dep_sets", |key, set| {
+            lookups.sets_by_key.entry(key).or_default().push(set)
+        })?;
+        self.for_each_pair(
+            "SELECT deps, id FROM refs WHERE deps IS NOT NULL ORDER BY id",
+            |set, id| lookups.refs_by_set.entry(set).or_default().push(id),
+        )?;
+        Ok(lookups)
+    }
+
+    /// Calls `f` with the two integer columns of each row of `sql`, in row order.
+    fn for_each_pair(&self, sql: &str, mut f: impl FnMut(i64, i64)) -> Result<(), StoreError> {
+        let mut stmt = self.tx.prepare(sql)?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            sets_by_key
-                .entry(row.get(1)?)
-                .or_default()
-                .push(row.get(0)?);
+            f(row.get(0)?, row.get(1)?);
         }
-        let mut refs_by_set: HashMap<i64, Vec<i64>> = HashMap::new();
-        let mut stmt = self
-            .tx
-            .prepare("SELECT id, deps FROM refs WHERE deps IS NOT NULL ORDER BY id")?;
-        let mut rows = stmt.query([])?;
-        while let Some(row) = rows.next()? {
-            refs_by_set
-                .entry(row.get(1)?)
-                .or_default()
-                .push(row.get(0)?);
-        }
-        Ok(RefLookups {
-            sets_by_key,
-            refs_by_set,
-        })
+        Ok(())
     }
 
     /// How many references the index holds.
